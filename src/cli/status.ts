@@ -354,7 +354,7 @@ export function formatStatus(st: Status): string[] {
     // (src/fleet/window.ts `StoppedInCommit`), said before the ways on
     if (j.stoppedInCommit)
       lines.push(
-        `  commit: ${stoppedInCommitWords({ ...j.stoppedInCommit, at: Date.parse(j.stoppedInCommit.at) })}${j.writesOnSince ? "; its writesOn hook ran all the same" : ""}`,
+        `  commit: ${stoppedInCommitWords({ ...j.stoppedInCommit, at: Date.parse(j.stoppedInCommit.at), since: Date.parse(j.stoppedInCommit.since ?? j.stoppedInCommit.at) })}${j.writesOnSince ? "; its writesOn hook ran all the same" : ""}`,
       );
     // the ways on (src/run/status.ts `nextOffer`); after a failed undo they were said above
     if (j.next && !j.writesUndoFailed)

@@ -31,7 +31,7 @@
  * restarting) is the service's, not the runner's: the runner could not act on a fleet it
  * could not read.
  */
-import type { RunEvent, RunEventMap } from "../events.js";
+import type { RunEvent, RunEventMap, RunEventOf } from "../events.js";
 import { windowBoundOf, windowEndWords, windowLength, type WritesLeft } from "../writes-words.js";
 import { formatDuration } from "../runbook/duration.js";
 import type { Progress } from "../api/types.js";
@@ -145,12 +145,20 @@ export interface StoppedInCommit {
   /** The instance, by name or URL. */
   instance: string;
   at: number;
-  how: "refused" | "initializing";
+  /** `restarted`: its `totalEventsApplied` went down between two reads, the one before at `since`. */
+  how: "refused" | "initializing" | "restarted";
+  since?: number;
 }
 
 /** An instance stopped during the commit, in words: the run's warning and the writes-on hook's refusal say it alike. */
 export function stoppedInCommitWords(s: StoppedInCommit): string {
-  return `${s.instance} ${s.how === "refused" ? "refused its progress read (no process listening)" : "reported INITIALIZING (its process restarted)"} at ${new Date(s.at).toISOString()}, during the commit and before the destination took writes: the documentation says that if mongosync stops during commit before canWrite is true, the entire migration must be restarted to ensure that it is verified`;
+  const what =
+    s.how === "refused"
+      ? `refused its progress read (no process listening) at ${new Date(s.at).toISOString()}, during the commit and before the destination took writes`
+      : s.how === "initializing"
+        ? `reported INITIALIZING (its process restarted) at ${new Date(s.at).toISOString()}, during the commit and before the destination took writes`
+        : `reported fewer events applied at ${new Date(s.at).toISOString()} than at ${new Date(s.since ?? s.at).toISOString()} (the count is not persisted: its process restarted in between, a time that meets the commit's before the destination took writes)`;
+  return `${s.instance} ${what}: the documentation says that if mongosync stops during commit before canWrite is true, the entire migration must be restarted to ensure that it is verified`;
 }
 
 type Seen = Pick<Progress, "canWrite" | "state">;
@@ -183,6 +191,8 @@ export class WindowTracker {
   readonly #runs: { start: number; end?: number; last: number }[] = [];
   /** Per instance: since when its progress fails (a poll failed and no answer since), and the spans it did. */
   readonly #downSince = new Map<number, { from: number; label: string }>();
+  /** Per instance (name, else URL): its last `totalEventsApplied` and when, across runs (`#eventsApplied`). */
+  readonly #applied = new Map<string, { n: number; at: number }>();
   readonly #down: { from: number; to: number; label: string }[] = [];
   /**
    * Every hook call that ended (`hook.finished`) and every read of a stopWrites' check
@@ -400,6 +410,7 @@ export class WindowTracker {
       }
       case "progress.sampled":
         if (e.progress?.state === "INITIALIZING") this.#stopped(e.instance, e.at, "initializing");
+        this.#eventsApplied(e);
         // a journal written by hand or by an older version may carry a line without its progress
         if (this.#settling && commandTookEffect("commit", e.progress?.state) === false)
           this.#settling.effectUnseenAt = e.at;
@@ -415,6 +426,29 @@ export class WindowTracker {
     w.closedBy = reason;
     w.closedAt = at;
     this.#toAnnounce = { reason, ...(w.openedAt !== undefined ? { openedAt: w.openedAt } : {}), seenAt: at };
+  }
+
+  /**
+   * An instance's `totalEventsApplied` lower than at its read before: its process restarted in
+   * between. mongodb/docs content/mongosync/current/source/includes/api/tables/progress-response.rst
+   * (@5dabe30f, read 2026-12-06): the count "is not persisted". Kept across runs: a restart while
+   * no runner was alive (killed during the commit, resumed later) shows only here (an adversarial
+   * run: the resume read COMMITTED, 0 events, after COMMITTING with 6,186, and turned writes on).
+   * Counted when the time between the two reads meets the commit's: the restart may lie anywhere
+   * in it, and the reading that fails safe is that it lay there.
+   */
+  #eventsApplied(e: RunEventOf<"progress.sampled">): void {
+    const n = e.progress?.totalEventsApplied;
+    if (typeof n !== "number") return;
+    const key = e.instance.name ?? e.instance.url;
+    const before = this.#applied.get(key);
+    this.#applied.set(key, { n, at: e.at });
+    const w = this.#current;
+    // this read comes after the window's commit (events come in time order): the two reads span
+    // some of the time from it to the destination taking writes when the one before came first
+    if (!before || n >= before.n || !w || w.commitAt === undefined || w.stoppedInCommit) return;
+    if (before.at < (w.closedAt ?? Infinity))
+      w.stoppedInCommit = { instance: key, at: e.at, how: "restarted", since: before.at };
   }
 
   /** Notes an instance seen stopped, if a commit of the window was sent and the destination takes no writes yet. */

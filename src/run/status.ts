@@ -275,7 +275,15 @@ export interface JournalStatus {
    * `refused`: the last run's writes-on hook refused for it (a plain `--resume` is refused again);
    * `hookAhead`: the runbook has a writesOn hook, which a `--resume` reaches and which refuses.
    */
-  stoppedInCommit?: { instance: string; at: string; how: StoppedInCommit["how"]; refused?: true; hookAhead?: true };
+  stoppedInCommit?: {
+    instance: string;
+    at: string;
+    how: StoppedInCommit["how"];
+    /** `restarted`: the read before, with more events applied (ISO time). */
+    since?: string;
+    refused?: true;
+    hookAhead?: true;
+  };
   /** A run holds the journal folder's lock. */
   lock?: { pid: number; host: string; startedAt: string; alive: boolean | null };
   /**
@@ -900,6 +908,7 @@ async function readJournalStatus(
       instance: w.stoppedInCommit.instance,
       at: new Date(w.stoppedInCommit.at).toISOString(),
       how: w.stoppedInCommit.how,
+      ...(w.stoppedInCommit.since !== undefined ? { since: new Date(w.stoppedInCommit.since).toISOString() } : {}),
       ...(refusal?.check === "stopped-in-commit" ? { refused: true as const } : {}),
       ...(runbook.steps.some((st) => st.hook?.writesOn === true) ? { hookAhead: true as const } : {}),
     };

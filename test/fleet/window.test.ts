@@ -8,7 +8,13 @@
  */
 import { describe, expect, it } from "vitest";
 import type { RunEvent, RunEventMap, RunEventType } from "../../src/events.js";
-import { WindowTracker, describeWindow, earlierWindows, type WriteStopWindow } from "../../src/fleet/window.js";
+import {
+  WindowTracker,
+  describeWindow,
+  earlierWindows,
+  stoppedInCommitWords,
+  type WriteStopWindow,
+} from "../../src/fleet/window.js";
 import { traitsOf } from "../../src/steps/index.js";
 
 function stream() {
@@ -869,6 +875,73 @@ describe("WindowTracker.stoppedInCommit: an instance seen stopped during the com
     for (const e of [verifier, answered, noInstance]) expect(fold([...upTo(7100), e, ...after(7100)])).toBeUndefined();
     // no window yet at all
     expect(new WindowTracker(traitsOf).stoppedInCommit()).toBeUndefined();
+  });
+  // mongodb/docs content/mongosync/current/source/includes/api/tables/progress-response.rst:
+  // totalEventsApplied "is not persisted". An adversarial run: killed at COMMITTING, an instance
+  // restarted while no runner lived, and the resume read COMMITTED with 0 events and turned writes on
+  const applied = (t: number, index: number, n: number, state = "COMMITTING") =>
+    ({
+      type: "progress.sampled",
+      seq: 0,
+      at: t,
+      instance: inst(index),
+      progress: { ...prog(false, state, index), totalEventsApplied: n },
+    }) as unknown as RunEvent;
+  const resumed = (t: number) =>
+    ({
+      type: "run.started",
+      seq: 0,
+      at: t,
+      runbook: "w",
+      file: "w.yaml",
+      hash: "h",
+      instances: [inst(0), inst(1)],
+      destinationWrites: { on: "canWrite", instance: 1 },
+      mode: "resume",
+      steps: STEPS,
+    }) as unknown as RunEvent;
+  it("fewer events applied than at the read before, the two reads spanning the commit's time before the destination took writes: restarted, across runs", () => {
+    // killed at 6500 (COMMITTING, 6186 events); the resume's first read at 9000: COMMITTED, 0
+    const killed = [...upTo(6500), applied(6450, 0, 6186)];
+    expect(fold([...killed, resumed(8900), applied(9000, 0, 0, "COMMITTED")])).toEqual({
+      instance: "http://127.0.0.1:27182",
+      at: 9000,
+      how: "restarted",
+      since: 6450,
+    });
+    // the read before it was before the commit: the restart may have been after it, still counted
+    expect(fold([...upTo(6340), applied(6000, 0, 9000), ...after(6340), applied(7100, 0, 10)])).toMatchObject({
+      how: "restarted",
+      since: 6000,
+    });
+  });
+  it("not when the count grew or stayed, not when both reads came before the commit, not when the read before came after the destination took writes", () => {
+    expect(fold([...upTo(7100), applied(6500, 0, 100), applied(7000, 0, 100), ...after(7100)])).toBeUndefined();
+    expect(fold([...upTo(7100), applied(6500, 0, 100), applied(7000, 0, 150), ...after(7100)])).toBeUndefined();
+    expect(fold([...upTo(6000), applied(5000, 0, 100), applied(5500, 0, 10), ...after(6000)])).toBeUndefined();
+    // the window closed at 7200: a restart after it is after canWrite, a read at that moment included
+    expect(fold([...cutover(), applied(8500, 0, 100), applied(8600, 0, 10)])).toBeUndefined();
+    expect(fold([...upTo(7201), applied(7200, 0, 100), ...after(7201), applied(8600, 0, 10)])).toBeUndefined();
+    expect(fold([...upTo(7200), applied(7199, 0, 100), ...after(7200), applied(8600, 0, 10)])).toMatchObject({
+      how: "restarted",
+    });
+    // the reads of two instances are not compared with each other; a read without the count says nothing
+    expect(fold([...upTo(7100), applied(6500, 0, 100), applied(7000, 1, 10), ...after(7100)])).toBeUndefined();
+    const none = { ...(applied(7000, 0, 0) as object), progress: prog(false, "COMMITTING", 0) } as unknown as RunEvent;
+    expect(fold([...upTo(7100), applied(6500, 0, 100), none, ...after(7100)])).toBeUndefined();
+    // said in words a person reads, with both times
+    const w = new WindowTracker(traitsOf);
+    for (const e of [...upTo(6500), applied(6450, 0, 6186), resumed(8900), applied(9000, 0, 0, "COMMITTED")])
+      w.apply(e);
+    expect(stoppedInCommitWords({ instance: "a", at: 1000, how: "refused" })).toBe(
+      "a refused its progress read (no process listening) at 1970-01-01T00:00:01.000Z, during the commit and before the destination took writes: the documentation says that if mongosync stops during commit before canWrite is true, the entire migration must be restarted to ensure that it is verified",
+    );
+    expect(stoppedInCommitWords({ instance: "b", at: 2000, how: "initializing" })).toMatch(
+      /^b reported INITIALIZING \(its process restarted\) at 1970-01-01T00:00:02\.000Z, during the commit and before the destination took writes: the documentation says/,
+    );
+    expect(stoppedInCommitWords(w.stoppedInCommit()!)).toBe(
+      "http://127.0.0.1:27182 reported fewer events applied at 1970-01-01T00:00:09.000Z than at 1970-01-01T00:00:06.450Z (the count is not persisted: its process restarted in between, a time that meets the commit's before the destination took writes): the documentation says that if mongosync stops during commit before canWrite is true, the entire migration must be restarted to ensure that it is verified",
+    );
   });
   it("kept once the window closed, and across runs: a resume folds the earlier run's events first", () => {
     const later = {

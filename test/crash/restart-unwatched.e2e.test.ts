@@ -1,0 +1,71 @@
+/**
+ * An instance restarted during the commit while no runner was alive: the runner killed with the
+ * fleet COMMITTING, an instance down and up, then `--resume`. Nothing refused a read and no
+ * INITIALIZING was seen (before 1.20 a restart shows none), and the resume turned the application's
+ * writes on and ended ok (an adversarial run, reproduced here). Its `totalEventsApplied` went down:
+ * the count "is not persisted" (mongodb/docs content/mongosync/current/source/includes/api/tables/
+ * progress-response.rst), so the process restarted between the two reads, a time that meets the
+ * commit's; the documentation says the migration must then be restarted to be verified
+ * (src/fleet/window.ts `StoppedInCommit`). The built CLI against the simulator over loopback.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { cli, startCli } from "../support/run.js";
+import {
+  cleanedUpAfterAll,
+  COMMIT,
+  COMMITTED,
+  cutoverYaml,
+  DRAINED,
+  fastSim,
+  READY,
+  START,
+  STOP,
+  tempDir,
+} from "../support/crash-harness.js";
+
+const made = cleanedUpAfterAll();
+const APP_ON = "  - { id: app-on, hook: { use: sim-writes, with: { enabled: true }, writesOn: true } }\n";
+
+describe("an instance restarted during the commit while no runner was alive", () => {
+  it("the resume sees its events applied go down and refuses the writes-on hook (stopped-in-commit); status says it and offers the forced resume alone", async () => {
+    const s = await fastSim({ instances: 2 });
+    made.sims.push(s);
+    const dir = tempDir();
+    made.dirs.push(dir);
+    writeFileSync(
+      join(dir, "rb.yaml"),
+      cutoverYaml(s, { steps: START + READY + STOP + DRAINED + COMMIT + COMMITTED + APP_ON }),
+    );
+    const runner = startCli(["run", "rb.yaml", "--renderer", "simple"], { cwd: dir });
+    // the fleet COMMITTING: the clock stops (COMMITTING then lasts), the runner is killed
+    const deadline = Date.now() + 60_000;
+    while (!s.control.state().instances.some((i) => i.state === "COMMITTING")) {
+      expect(Date.now(), "the fleet never reached COMMITTING").toBeLessThan(deadline);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    s.control.setTimeScale(0);
+    // a read or two of COMMITTING journaled first, with its count of events applied
+    await new Promise((r) => setTimeout(r, 300));
+    runner.child.kill("SIGKILL");
+    await runner.done;
+    // no runner alive: instance 0 restarts, and the commit goes on
+    await s.control.down(0);
+    await s.control.up(0);
+    s.control.setTimeScale(200);
+    const resume = await cli(["run", "rb.yaml", "--renderer", "simple", "--resume"], { cwd: dir });
+    expect(resume.code, resume.all).toBe(3);
+    expect(resume.all).toMatch(
+      /sync0 reported fewer events applied at .* than at .* \(the count is not persisted: its process restarted in between/,
+    );
+    expect(resume.all).toMatch(/stopped-in-commit/);
+    expect(s.control.state().writes.enabled, "the application was not told to write").toBe(false);
+    const status = await cli(["status", "rb.yaml", "--json"], { cwd: dir });
+    const j = (
+      JSON.parse(status.stdout) as { journal: { stoppedInCommit?: unknown; next?: { runs: { args: string }[] } } }
+    ).journal;
+    expect(j.stoppedInCommit).toMatchObject({ instance: "sync0", how: "restarted", refused: true });
+    expect(j.next?.runs.map((r) => r.args)).not.toContain("--resume");
+  }, 120_000);
+});
