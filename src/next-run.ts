@@ -282,7 +282,7 @@ export const CALLED_OFF_RESUME =
  * earlier runs' reads): the run's end, status and the watch page offer this instead of it.
  */
 export const STOPPED_IN_COMMIT_ONLY_IF =
-  "ONLY if you are certain that process did not stop (something else refused the connection)";
+  "ONLY if you accept this migration unverified, or are certain that process did not stop (something else refused the connection: a restart or INITIALIZING leaves no doubt)";
 export const STOPPED_IN_COMMIT_RESUME: NextRun = {
   args: "--resume --force=stopped-in-commit",
   does: `${STOPPED_IN_COMMIT_ONLY_IF}: goes on and turns the application's writes on`,
@@ -290,7 +290,18 @@ export const STOPPED_IN_COMMIT_RESUME: NextRun = {
 
 /** What to do instead, said beside that offer (`STOPPED_IN_COMMIT_RESUME`). */
 export const STOPPED_IN_COMMIT_NOTE =
-  "the migration must be restarted to be verified (a new sync to an emptied destination): a plain --resume is refused again at the writes-on hook, and writes stay stopped";
+  "the migration must be restarted to be verified (a new sync to an emptied destination): a plain --resume is refused again at the writes-on hook";
+
+/**
+ * The documented way on, offered first: the cutover again from its start once the migration was
+ * restarted by hand (the destination emptied, the sync processes started afresh), its start's
+ * `fleet-idle` interlock checking the fleet is IDLE (an adversarial run: the forced resume was the
+ * only command offered, and after INITIALIZING its condition cannot hold).
+ */
+export const STOPPED_IN_COMMIT_RESTART: NextRun = {
+  args: "--new-cutover",
+  does: "once the migration was restarted (the destination emptied, the sync processes started afresh: IDLE), runs the cutover again from its start, whose interlock checks the fleet is IDLE",
+};
 
 /** What a plain `--resume` meets when an instance stopped during the commit and the writes-on hook has not run. */
 export const STOPPED_IN_COMMIT_AHEAD =

@@ -330,6 +330,10 @@ export function formatStatus(st: Status): string[] {
       lines.push(
         `  writes: the application writes again since ${j.writesOnSince} (its writesOn hook)${j.destinationWrites ? `; the destination took writes at ${j.destinationWrites.since} (${windowEndWords(j.destinationWrites.by)})` : ""}`,
       );
+    else if (j.writesOnInDoubt)
+      lines.push(
+        `  writes: may be back on: the writesOn hook of step ${j.writesOnInDoubt.step} ${j.writesOnInDoubt.id} ${j.writesOnInDoubt.failed ? "failed part-way" : "started and its run ended before it did"} (what it did is not known: see the application)${j.destinationWrites ? `; the destination took writes at ${j.destinationWrites.since} (${windowEndWords(j.destinationWrites.by)})` : ""}`,
+      );
     else if (j.reverseInDoubt !== undefined && !j.destinationWrites)
       // no window of this journal closed before it (a runbook that only reverses); a write stop of
       // its own still said (a review: the reverse's words alone hid writes stopped since …)

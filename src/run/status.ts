@@ -60,6 +60,7 @@ import {
   RUNBOOK_CHANGED_NOTE,
   STOPPED_IN_COMMIT_AHEAD,
   STOPPED_IN_COMMIT_NOTE,
+  STOPPED_IN_COMMIT_RESTART,
   STOPPED_IN_COMMIT_RESUME,
   varArgs,
   varText,
@@ -269,6 +270,11 @@ export interface JournalStatus {
   };
   /** A `writesOn` hook said the application writes again (to the destination): ISO time. */
   writesOnSince?: string;
+  /**
+   * The last writesOn hook started and did not succeed: cut off with its run, or failed
+   * (`failed`): the application may be writing again, or not.
+   */
+  writesOnInDoubt?: { step: number; id: string; failed?: true };
   /**
    * An instance seen stopped during the commit before the destination took writes (the window's
    * `stoppedInCommit`, src/fleet/window.ts): the migration must be restarted to be verified.
@@ -696,7 +702,7 @@ export function nextOffer(j: JournalStatus): NextOffer | undefined {
   const sic = j.stoppedInCommit;
   if (sic?.refused && j.writesOnSince === undefined)
     return {
-      runs: [STOPPED_IN_COMMIT_RESUME],
+      runs: [STOPPED_IN_COMMIT_RESTART, STOPPED_IN_COMMIT_RESUME],
       notes: [
         STOPPED_IN_COMMIT_NOTE,
         "no --abort: a commit was sent, and after commit nothing is undone",
@@ -903,13 +909,26 @@ async function readJournalStatus(
     };
   }
   if (w?.writesOnAt !== undefined) out.writesOnSince = new Date(w.writesOnAt).toISOString();
+  // a writesOn hook that started and did not succeed (cut off with its run, or failed part-way):
+  // what it did is not known, and "writes stay stopped" would be a guess (an adversarial run: a
+  // forced resume killed inside it, the application writing, and status said stopped)
+  const onHook = state.hooksRan
+    .filter((h) => h.undoStarted !== true && runbook.steps.find((st) => st.id === h.id)?.hook?.writesOn === true)
+    .at(-1);
+  if (onHook && onHook.ok !== true && out.writesOnSince === undefined)
+    out.writesOnInDoubt = {
+      step: onHook.stepIndex + 1,
+      id: onHook.id,
+      ...(onHook.ok === false ? { failed: true as const } : {}),
+    };
   if (w?.stoppedInCommit)
     out.stoppedInCommit = {
       instance: w.stoppedInCommit.instance,
       at: new Date(w.stoppedInCommit.at).toISOString(),
       how: w.stoppedInCommit.how,
       ...(w.stoppedInCommit.since !== undefined ? { since: new Date(w.stoppedInCommit.since).toISOString() } : {}),
-      ...(refusal?.check === "stopped-in-commit" ? { refused: true as const } : {}),
+      // its writes-on hook reached, refused or forced: a plain --resume meets the refusal (again)
+      ...(model.decisions.some((d) => d.check === "stopped-in-commit") ? { refused: true as const } : {}),
       ...(runbook.steps.some((st) => st.hook?.writesOn === true) ? { hookAhead: true as const } : {}),
     };
   const v = state.verifier;

@@ -28,6 +28,7 @@ import {
   runbookArg,
   STOPPED_IN_COMMIT_AHEAD,
   STOPPED_IN_COMMIT_NOTE,
+  STOPPED_IN_COMMIT_RESTART,
   STOPPED_IN_COMMIT_RESUME,
   varArgs,
   type CutoverValuesKnown,
@@ -120,11 +121,9 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
   // --resume is refused again: the forced one, for one who knows, and what to do instead
   const sic = m.window?.stoppedInCommit;
   const sicRefused =
-    sic !== undefined &&
-    m.window?.writesOnAt === undefined &&
-    m.decisions.some((d) => d.run === run.n && d.kind === "interlock" && !d.ok && d.check === "stopped-in-commit");
+    sic !== undefined && m.window?.writesOnAt === undefined && m.decisions.some((d) => d.check === "stopped-in-commit");
   const resume = sicRefused
-    ? `syncbook run ${rb} ${STOPPED_IN_COMMIT_RESUME.args}${vars}   (${[...(resumeChanged ? [RUNBOOK_CHANGED_NOTE] : []), STOPPED_IN_COMMIT_RESUME.does, `else ${STOPPED_IN_COMMIT_NOTE}`].join("; ")})`
+    ? `syncbook run ${rb} ${STOPPED_IN_COMMIT_RESTART.args}${vars}   (${STOPPED_IN_COMMIT_NOTE}: ${STOPPED_IN_COMMIT_RESTART.does}); or syncbook run ${rb} ${STOPPED_IN_COMMIT_RESUME.args}${vars}   (${[...(resumeChanged ? [RUNBOOK_CHANGED_NOTE] : []), STOPPED_IN_COMMIT_RESUME.does].join("; ")})`
     : resumeWith(...(sic !== undefined && m.window?.writesOnAt === undefined ? [STOPPED_IN_COMMIT_AHEAD] : []));
   // with the runbook changed, --allow-changed-runbook: the values it reads named, as the cutover had
   // them; the journal's given ones alone left out a secret one and an old default, which the flag

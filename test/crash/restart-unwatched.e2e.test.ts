@@ -66,6 +66,12 @@ describe("an instance restarted during the commit while no runner was alive", ()
       JSON.parse(status.stdout) as { journal: { stoppedInCommit?: unknown; next?: { runs: { args: string }[] } } }
     ).journal;
     expect(j.stoppedInCommit).toMatchObject({ instance: "sync0", how: "restarted", refused: true });
-    expect(j.next?.runs.map((r) => r.args)).not.toContain("--resume");
+    // the documented way first (a new cutover once the migration was restarted), the forced one for one who accepts it
+    expect(j.next?.runs.map((r) => r.args)).toEqual(["--new-cutover", "--resume --force=stopped-in-commit"]);
+    // pasted before the migration was restarted: its start's interlock finds the fleet not IDLE, nothing sent
+    const fresh = await cli(["run", "rb.yaml", "--renderer", "simple", "--new-cutover"], { cwd: dir });
+    expect(fresh.code, fresh.all).toBe(3);
+    expect(fresh.all).toMatch(/fleet-idle/);
+    expect(s.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED", "COMMITTED"]);
   }, 120_000);
 });

@@ -239,7 +239,7 @@ async function saidAfterRefusal(s: Simulator, steps: string, events: readonly Ru
       refused: true,
       hookAhead: true,
     });
-    expect(st.journal?.next?.runs.map((r) => r.args)).toEqual([STOPPED_IN_COMMIT_RESUME.args]);
+    expect(st.journal?.next?.runs.map((r) => r.args)).toEqual(["--new-cutover", STOPPED_IN_COMMIT_RESUME.args]);
     expect(st.journal?.next?.notes?.[0]).toBe(STOPPED_IN_COMMIT_NOTE);
     const said = formatStatus(st).join("\n");
     expect(said).toMatch(
@@ -260,7 +260,8 @@ async function saidAfterRefusal(s: Simulator, steps: string, events: readonly Ru
       runbook: "rb.yaml",
     });
     expect(v.left.some((l) => l.startsWith("sync0 refused its progress read"))).toBe(true);
-    expect(v.next).toContain(`syncbook run rb.yaml ${STOPPED_IN_COMMIT_RESUME.args}`);
+    expect(v.next).toMatch(/^syncbook run rb\.yaml --new-cutover /);
+    expect(v.next).toContain(`or syncbook run rb.yaml ${STOPPED_IN_COMMIT_RESUME.args}`);
     expect(v.next).toContain(STOPPED_IN_COMMIT_NOTE);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -12,6 +12,7 @@ import {
   RUNBOOK_CHANGED_NOTE,
   STOPPED_IN_COMMIT_AHEAD,
   STOPPED_IN_COMMIT_NOTE,
+  STOPPED_IN_COMMIT_RESTART,
   STOPPED_IN_COMMIT_RESUME,
 } from "../../src/next-run.js";
 
@@ -168,13 +169,14 @@ describe("nextOffer", () => {
 describe("nextOffer after an instance stopped during the commit", () => {
   const sic = { instance: "sync0", at: "2026-11-30T00:00:30.000Z", how: "refused" as const };
   const after = { ...base, lastStep: step, finished: failed, commitSent: true as const };
-  it("refused by the writes-on hook: the forced --resume alone, said as for one who knows, and to restart the migration otherwise", () => {
+  it("its writes-on hook reached (refused, or forced and cut off): no plain --resume; the new cutover once the migration is restarted, then the forced one for one who accepts it", () => {
     const o = nextOffer({ ...after, stoppedInCommit: { ...sic, refused: true, hookAhead: true } });
     expect(o).toEqual({
-      runs: [STOPPED_IN_COMMIT_RESUME],
+      runs: [STOPPED_IN_COMMIT_RESTART, STOPPED_IN_COMMIT_RESUME],
       notes: [STOPPED_IN_COMMIT_NOTE, "no --abort: a commit was sent, and after commit nothing is undone"],
     });
     expect(STOPPED_IN_COMMIT_RESUME.args).toBe("--resume --force=stopped-in-commit");
+    expect(STOPPED_IN_COMMIT_RESTART.args).toBe("--new-cutover");
     expect(nextOffer({ ...after, runbookChanged: true, stoppedInCommit: { ...sic, refused: true } })?.notes).toContain(
       RUNBOOK_CHANGED_NOTE,
     );

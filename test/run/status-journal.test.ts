@@ -403,6 +403,42 @@ describe("status and the journal", () => {
   });
 });
 
+// an adversarial run: a forced resume killed inside its writes-on hook after the hook had turned the
+// application's writes on; status said "writes: ... no writesOn hook has said the application writes again"
+describe("a writesOn hook cut off with its run, or failed", () => {
+  it("writes may be back on, said so; one that succeeded, or none, not", async () => {
+    const text = `runbook: 1\nname: sales\ninstances:\n  - "http://127.0.0.1:9"\nsteps:\n  - { id: app-on, hook: { use: shell, with: { run: "true" }, writesOn: true } }\n`;
+    const loaded = await parseRunbook(text, join(dir, "rb.yaml"), { env: {} });
+    const step = { index: 0, id: "app-on", kind: "hook", title: "app on" };
+    const of = async (after: (ev: ReturnType<typeof eventFactory>) => RunEvent[]) => {
+      cleanup();
+      ({ dir, cleanup } = tempDir());
+      const ev = eventFactory();
+      journalOf([
+        ev("run.started", { ...salesStarted(), steps: [step] }),
+        ev("step.started", step),
+        ev("hook.started", { index: 0, id: "app-on", use: "shell", undo: false }),
+        ...after(ev),
+      ]);
+      return readStatus(loaded, { journalDir: dir, requestTimeoutMs: 2_000 });
+    };
+    const cut = await of(() => []);
+    expect(cut.journal.writesOnInDoubt).toEqual({ step: 1, id: "app-on" });
+    expect(formatStatus(cut).join("\n")).toContain(
+      "writes: may be back on: the writesOn hook of step 1 app-on started and its run ended before it did (what it did is not known: see the application)",
+    );
+    const failed = await of((ev) => [
+      ev("hook.finished", { index: 0, id: "app-on", use: "shell", undo: false, ok: false, durationMs: 5, error: "x" }),
+    ]);
+    expect(failed.journal.writesOnInDoubt).toEqual({ step: 1, id: "app-on", failed: true });
+    expect(formatStatus(failed).join("\n")).toContain("the writesOn hook of step 1 app-on failed part-way");
+    const ok = await of((ev) => [
+      ev("hook.finished", { index: 0, id: "app-on", use: "shell", undo: false, ok: true, durationMs: 5 }),
+    ]);
+    expect(ok.journal).not.toHaveProperty("writesOnInDoubt");
+  });
+});
+
 // an outside review: status takes no --var, and a runbook whose instances' URL is `${vars.fleet}`
 // was read at the runbook's default, another fleet, under this cutover's journal
 describe("cutoverFleetVars: the fleet status reads is the cutover's", () => {
