@@ -289,8 +289,9 @@ export const STOPPED_IN_COMMIT_RESUME: NextRun = {
 };
 
 /** What to do instead, said beside that offer (`STOPPED_IN_COMMIT_RESUME`). */
-export const STOPPED_IN_COMMIT_NOTE =
-  "the migration must be restarted to be verified (a new sync to an emptied destination): a plain --resume is refused again at the writes-on hook";
+export const STOPPED_IN_COMMIT_RESTART_WORDS =
+  "the migration must be restarted to be verified (a new sync to an emptied destination)";
+export const STOPPED_IN_COMMIT_NOTE = `${STOPPED_IN_COMMIT_RESTART_WORDS}: a plain --resume is refused again at the writes-on hook`;
 
 /**
  * The documented way on, offered first: the cutover again from its start once the migration was

@@ -9,6 +9,7 @@ import { resolve } from "node:path";
 import { codeFrame, plural, shellCommand } from "../text.js";
 import { nextAfterFailedUndo } from "../ui/format.js";
 import { writesLeftSentence } from "../writes-words.js";
+import { stoppedInCommitWords } from "../fleet/index.js";
 import {
   CALLED_OFF_RESUME,
   MASKED_VAR_NOTE,
@@ -19,6 +20,7 @@ import {
   STOPPED_IN_COMMIT_NOTE,
   STOPPED_IN_COMMIT_ONLY_IF,
   STOPPED_IN_COMMIT_RESTART,
+  STOPPED_IN_COMMIT_RESTART_WORDS,
   STOPPED_IN_COMMIT_RESUME,
   wayOnVarsAfter,
   wayOnVarsKept,
@@ -517,6 +519,10 @@ export async function execute(
           `  nothing was sent to the sync; turn application writes back on by hand (the runbook gives step ${result.stopUndoless} no \`undo:\`), and to go on with this cutover later: syncbook run ${target} --resume (${CALLED_OFF_RESUME})`,
         );
     } else if (result.outcome === "ok" && how.mode !== "rehearse" && loaded.runbook) {
+      // the run ended ok (no writes-on hook refused it), yet an instance stopped during the commit:
+      // said at its end too, not only in a warning among the lines above (an adversarial run)
+      if (result.stoppedInCommit)
+        say(`  warning: ${stoppedInCommitWords(result.stoppedInCommit)}; ${STOPPED_IN_COMMIT_RESTART_WORDS}`);
       if (result.handedToPerson !== undefined)
         say(`  ${writesLeftSentence("may-be-stopped", false, false, result.handedToPerson)}`);
       const { afterLastCommit, planSteps } = await import("../run/plan.js");

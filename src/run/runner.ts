@@ -13,7 +13,7 @@ import type { DrainResult } from "../plugin/index.js";
 import { SYNCBOOK_VERSION } from "../version.js";
 import { verification } from "../steps/index.js";
 import { canWriteInstance, destinationWrites } from "../runbook/can-write.js";
-import { earlierWindows } from "../fleet/index.js";
+import { earlierWindows, type StoppedInCommit } from "../fleet/index.js";
 import { windowBoundOf } from "../writes-words.js";
 import { whenVariable } from "../runbook/interpolate.js";
 import { assembleRun, type ResumePlan, type RunOptions } from "./assemble.js";
@@ -60,6 +60,12 @@ export interface RunResult {
   handedToPerson?: string;
   /** The fleet ruled out the undo of a write stop (a commit took effect, or it could not be read): writes stay stopped. */
   writesKeptOff?: WritesKeptOff;
+  /**
+   * An instance seen stopped during the cutover's commit before the destination took writes
+   * (src/fleet/window.ts): the run's end says it again, whatever its outcome (an adversarial run:
+   * a runbook with no writes-on hook ended "ok · committed", the warning lines above).
+   */
+  stoppedInCommit?: StoppedInCommit;
   /** The interlock check whose refusal stopped the run (exit 3), e.g. `writes-stopped`. */
   refused?: string;
   message?: string;
@@ -462,6 +468,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     ...(handedTo !== undefined && !opts.abort ? { handedToPerson: handedTo } : {}),
     ...(wentPast.length ? { wentPast } : {}),
     ...(keptOff ? { writesKeptOff: keptOff } : {}),
+    ...(run.window.stoppedInCommit() ? { stoppedInCommit: run.window.stoppedInCommit()! } : {}),
     durationMs,
     notifications: drained,
     ...(failure

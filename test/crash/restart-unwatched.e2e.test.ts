@@ -29,15 +29,13 @@ const made = cleanedUpAfterAll();
 const APP_ON = "  - { id: app-on, hook: { use: sim-writes, with: { enabled: true }, writesOn: true } }\n";
 
 describe("an instance restarted during the commit while no runner was alive", () => {
-  it("the resume sees its events applied go down and refuses the writes-on hook (stopped-in-commit); status says it and offers the forced resume alone", async () => {
+  /** The cutover of `steps` killed at COMMITTING, instance 0 restarted while no runner lived, the clock going again. */
+  async function restartedUnwatched(steps: string) {
     const s = await fastSim({ instances: 2 });
     made.sims.push(s);
     const dir = tempDir();
     made.dirs.push(dir);
-    writeFileSync(
-      join(dir, "rb.yaml"),
-      cutoverYaml(s, { steps: START + READY + STOP + DRAINED + COMMIT + COMMITTED + APP_ON }),
-    );
+    writeFileSync(join(dir, "rb.yaml"), cutoverYaml(s, { steps }));
     const runner = startCli(["run", "rb.yaml", "--renderer", "simple"], { cwd: dir });
     // the fleet COMMITTING: the clock stops (COMMITTING then lasts), the runner is killed
     const deadline = Date.now() + 60_000;
@@ -54,6 +52,11 @@ describe("an instance restarted during the commit while no runner was alive", ()
     await s.control.down(0);
     await s.control.up(0);
     s.control.setTimeScale(200);
+    return { s, dir };
+  }
+
+  it("the resume sees its events applied go down and refuses the writes-on hook (stopped-in-commit); status says it and offers the new cutover, then the forced resume", async () => {
+    const { s, dir } = await restartedUnwatched(START + READY + STOP + DRAINED + COMMIT + COMMITTED + APP_ON);
     const resume = await cli(["run", "rb.yaml", "--renderer", "simple", "--resume"], { cwd: dir });
     expect(resume.code, resume.all).toBe(3);
     expect(resume.all).toMatch(
@@ -73,5 +76,15 @@ describe("an instance restarted during the commit while no runner was alive", ()
     expect(fresh.code, fresh.all).toBe(3);
     expect(fresh.all).toMatch(/fleet-idle/);
     expect(s.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED", "COMMITTED"]);
+  }, 120_000);
+
+  it("a runbook with no writes-on hook: the resume ends ok, and its end says the instance restarted and the migration must be restarted", async () => {
+    const { dir } = await restartedUnwatched(START + READY + STOP + DRAINED + COMMIT + COMMITTED);
+    const resume = await cli(["run", "rb.yaml", "--renderer", "simple", "--resume"], { cwd: dir });
+    expect(resume.code, resume.all).toBe(0);
+    const end = resume.all.slice(resume.all.lastIndexOf("run ok"));
+    expect(end).toMatch(
+      /warning: sync0 reported fewer events applied .*; the migration must be restarted to be verified \(a new sync to an emptied destination\)/,
+    );
   }, 120_000);
 });
