@@ -148,6 +148,8 @@ export interface StoppedInCommit {
   /** `restarted`: its `totalEventsApplied` went down between two reads, the one before at `since`. */
   how: "refused" | "initializing" | "restarted";
   since?: number;
+  /** Other instances seen stopped in that time after the first, by name or URL (an adversarial run: two stopped, one named). */
+  also?: string[];
 }
 
 /** An instance stopped during the commit, in words: the run's warning and the writes-on hook's refusal say it alike. */
@@ -158,7 +160,8 @@ export function stoppedInCommitWords(s: StoppedInCommit): string {
       : s.how === "initializing"
         ? `reported INITIALIZING (its process restarted) at ${new Date(s.at).toISOString()}, during the commit and before the destination took writes`
         : `reported fewer events applied at ${new Date(s.at).toISOString()} than at ${new Date(s.since ?? s.at).toISOString()} (the count is not persisted: its process restarted in between, a time that meets the commit's before the destination took writes)`;
-  return `${s.instance} ${what}: the documentation says that if mongosync stops during commit before canWrite is true, the entire migration must be restarted to ensure that it is verified`;
+  const others = s.also?.length ? ` (and ${s.also.join(", ")}, seen stopped after it)` : "";
+  return `${s.instance} ${what}${others}: the documentation says that if mongosync stops during commit before canWrite is true, the entire migration must be restarted to ensure that it is verified`;
 }
 
 type Seen = Pick<Progress, "canWrite" | "state">;
@@ -446,16 +449,24 @@ export class WindowTracker {
     const w = this.#current;
     // this read comes after the window's commit (events come in time order): the two reads span
     // some of the time from it to the destination taking writes when the one before came first
-    if (!before || n >= before.n || !w || w.commitAt === undefined || w.stoppedInCommit) return;
+    if (!before || n >= before.n || !w || w.commitAt === undefined) return;
     if (before.at < (w.closedAt ?? Infinity))
-      w.stoppedInCommit = { instance: key, at: e.at, how: "restarted", since: before.at };
+      this.#noteStopped(w, { instance: key, at: e.at, how: "restarted", since: before.at });
   }
 
   /** Notes an instance seen stopped, if a commit of the window was sent and the destination takes no writes yet. */
   #stopped(instance: { name?: string; url: string }, at: number, how: StoppedInCommit["how"]): void {
     const w = this.#current;
-    if (!w || w.commitAt === undefined || w.closedAt !== undefined || w.stoppedInCommit) return;
-    w.stoppedInCommit = { instance: instance.name ?? instance.url, at, how };
+    if (!w || w.commitAt === undefined || w.closedAt !== undefined) return;
+    this.#noteStopped(w, { instance: instance.name ?? instance.url, at, how });
+  }
+
+  /** The first instance seen stopped in the window's commit, and the others after it, each once. */
+  #noteStopped(w: Win, s: StoppedInCommit): void {
+    const first = w.stoppedInCommit;
+    if (!first) w.stoppedInCommit = s;
+    else if (first.instance !== s.instance && !(first.also ?? []).includes(s.instance))
+      first.also = [...(first.also ?? []), s.instance];
   }
 
   /**
@@ -657,6 +668,7 @@ export class WindowTracker {
     if (w.closedAt !== undefined) out.closedAt = w.closedAt;
     if (w.unmetAt !== undefined) out.unmetAt = w.unmetAt;
     if (w.writesOnAt !== undefined) out.writesOnAt = w.writesOnAt;
+    // `also` is replaced, never pushed to (`#noteStopped`): the copy may share it
     if (w.stoppedInCommit) out.stoppedInCommit = { ...w.stoppedInCommit };
     if (w.openedAt !== undefined && w.closedAt !== undefined) out.durationMs = w.closedAt - w.openedAt;
     if (w.closedAt !== undefined && (w.closedBy === "canWrite" || w.closedBy === "committed")) {

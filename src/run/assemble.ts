@@ -14,7 +14,6 @@ import {
   stoppedInCommitWords,
   WindowTracker,
   type Fleet,
-  type StoppedInCommit,
 } from "../fleet/index.js";
 import {
   createFleetTracker,
@@ -278,16 +277,18 @@ export function assembleRun(opts: RunOptions): AssembledRun {
   // an instance seen stopped during the commit (this run's reads, or the earlier runs' a resume
   // folds): said at once, as a warning, for a runbook with no writes-on hook to refuse too (it ended
   // "ok · committed" without a word of it)
-  let toldStopped: StoppedInCommit | undefined;
+  let toldStopped: string | undefined;
   const emit: Emit = (type, payload, options) => {
     try {
       const event = emitter.emit(type, payload, options);
       const closed = writeStop.takeClosed();
       if (closed) emitter.emit("window.closed", closed);
       const stopped = writeStop.stoppedInCommit();
-      if (stopped && stopped !== toldStopped) {
-        toldStopped = stopped;
-        emitter.emit("log", { level: "warn", message: stoppedInCommitWords(stopped) });
+      // said again when another instance is seen stopped after the first (its words grow)
+      const words = stopped ? stoppedInCommitWords(stopped) : undefined;
+      if (words !== undefined && words !== toldStopped) {
+        toldStopped = words;
+        emitter.emit("log", { level: "warn", message: words });
       }
       return event;
     } catch (err) {

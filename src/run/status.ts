@@ -287,6 +287,8 @@ export interface JournalStatus {
     how: StoppedInCommit["how"];
     /** `restarted`: the read before, with more events applied (ISO time). */
     since?: string;
+    /** Other instances seen stopped after it. */
+    also?: string[];
     refused?: true;
     hookAhead?: true;
   };
@@ -927,6 +929,7 @@ async function readJournalStatus(
       at: new Date(w.stoppedInCommit.at).toISOString(),
       how: w.stoppedInCommit.how,
       ...(w.stoppedInCommit.since !== undefined ? { since: new Date(w.stoppedInCommit.since).toISOString() } : {}),
+      ...(w.stoppedInCommit.also ? { also: [...w.stoppedInCommit.also] } : {}),
       // its writes-on hook reached, refused or forced: a plain --resume meets the refusal (again)
       ...(model.decisions.some((d) => d.check === "stopped-in-commit") ? { refused: true as const } : {}),
       ...(runbook.steps.some((st) => st.hook?.writesOn === true) ? { hookAhead: true as const } : {}),

@@ -857,11 +857,26 @@ describe("WindowTracker.stoppedInCommit: an instance seen stopped during the com
       at: 7050,
       how: "refused",
     });
-    expect(fold([...upTo(7100), sampled(7060, 1, "INITIALIZING"), refused(7070, 0), ...after(7100)])).toEqual({
+    // the first, with every other instance seen stopped after it, each once (an adversarial run: two
+    // stopped, and only the first was named)
+    expect(
+      fold([
+        ...upTo(7100),
+        sampled(7060, 1, "INITIALIZING"),
+        refused(7070, 0),
+        refused(7080, 0),
+        refused(7090, 1),
+        ...after(7100),
+      ]),
+    ).toEqual({
       instance: "http://127.0.0.1:27183",
       at: 7060,
       how: "initializing",
+      also: ["http://127.0.0.1:27182"],
     });
+    expect(stoppedInCommitWords({ instance: "b", at: 2000, how: "initializing", also: ["a", "c"] })).toMatch(
+      /^b reported INITIALIZING \(its process restarted\) at 1970-01-01T00:00:02\.000Z, during the commit and before the destination took writes \(and a, c, seen stopped after it\): the documentation says/,
+    );
   });
   it("not before the commit, not once the destination took writes, not for a read that failed otherwise", () => {
     expect(fold([...upTo(6000), refused(5000, 0), sampled(5001, 1, "INITIALIZING"), ...after(6000)])).toBeUndefined();
