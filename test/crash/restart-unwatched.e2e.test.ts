@@ -63,6 +63,10 @@ describe("an instance restarted during the commit while no runner was alive", ()
       /sync0 reported fewer events applied at .* than at .* \(the count is not persisted: its process restarted in between/,
     );
     expect(resume.all).toMatch(/stopped-in-commit/);
+    // the run's end: the documented way first, the forced one for one who accepts it
+    expect(resume.all).toContain(
+      "  the migration must be restarted to be verified (a new sync to an emptied destination), then: syncbook run rb.yaml --new-cutover (a plain --resume is refused again at the writes-on hook); ONLY if",
+    );
     expect(s.control.state().writes.enabled, "the application was not told to write").toBe(false);
     const status = await cli(["status", "rb.yaml", "--json"], { cwd: dir });
     const j = (
