@@ -112,7 +112,7 @@ export async function planAbort(
           ? again
             ? `The cutover's last run finished ok, past step ${again.index + 1} ${again.id}, which failed: run it again in this cutover with: syncbook run ${target} --from ${again.id}.${back}${sentWith}`
             : `The cutover's last run finished ok: nothing is left to finish or to undo. See the fleet and the journal: syncbook status ${runbookArg(loaded)}.${back}`
-          : `Finish the cutover: syncbook run ${target} --resume (it completes a commit part of the fleet refused).${back}${sentWith}`,
+          : `Finish the cutover: syncbook run ${target} --resume (it goes on where the cutover stopped: a commit part of the fleet refused is completed; what it will meet, a writes-on hook refused for an instance stopped during the commit included, is said by syncbook status ${runbookArg(loaded)}).${back}${sentWith}`,
         exitCode: ExitCode.failed,
       },
     );

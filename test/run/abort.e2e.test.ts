@@ -453,7 +453,9 @@ describe("--abort", () => {
     expect(r.all).toMatch(
       /cannot abort from .*: commit may have reached the fleet \(sent, with no usable answer from some instance\): after commit nothing is undone/,
     );
-    expect(r.all).toMatch(/--resume \(it completes a commit part of the fleet refused\)/);
+    expect(r.all).toMatch(
+      /--resume \(it goes on where the cutover stopped: a commit part of the fleet refused is completed; .* syncbook status \S+rb\.yaml\)/,
+    );
     expect(s!.control.state().writes.enabled, "writes turned on under a pending commit").toBe(false);
   }, 60_000);
 
