@@ -282,7 +282,7 @@ export const CALLED_OFF_RESUME =
  * earlier runs' reads): the run's end, status and the watch page offer this instead of it.
  */
 export const STOPPED_IN_COMMIT_ONLY_IF =
-  "ONLY if you accept this migration unverified, or are certain that process did not stop (something else refused the connection: a restart or INITIALIZING leaves no doubt)";
+  "ONLY if you accept this migration unverified, or know from that instance's log that its process did not stop before the destination took writes (a refused connection may have been something else; a restart seen only by its events applied going down may have come after canWrite)";
 export const STOPPED_IN_COMMIT_RESUME: NextRun = {
   args: "--resume --force=stopped-in-commit",
   does: `${STOPPED_IN_COMMIT_ONLY_IF}: goes on and turns the application's writes on`,

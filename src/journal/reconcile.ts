@@ -95,12 +95,19 @@ function commitByHand(instances: readonly { instance: string }[], fleet: readonl
   const urls = new Map(fleet.map((f) => [f.instance, f.url]));
   const lines = instances.map((p) => {
     const url = urls.get(p.instance);
-    return `${p.instance}: ${url === undefined ? `POST {its URL}/api/v1/commit with the body {}` : `${curlCommand({ method: "POST", url: `${url.replace(/\/$/, "")}/api/v1/commit`, body: {} })} &`}`;
+    return url === undefined
+      ? `# ${p.instance}: POST {its URL}/api/v1/commit with the body {}`
+      : `${curlCommand({ method: "POST", url: `${url.replace(/\/$/, "")}/api/v1/commit`, body: {} })} &  # ${p.instance}`;
   });
   // sent one after another, the first would wait for the rest: a commit answers on an instance only
   // once every instance has it (service facts: "commit and reverse block until they have been
-  // called on every instance"); each ends in `&`, so the lines pasted in turn run at once
-  return `; to each as its log allows, all at once (a commit answers only once every instance has it): ${lines.join("; ")}`;
+  // called on every instance"); each line ends in `&`, so pasted together they run at once; a
+  // line per command, its instance a shell comment (a review pasted the one-line form: a syntax
+  // error), and the journal's URL masks any credentials whole (`***`): said, to put back
+  const masked = lines.some((l) => l.includes("***@"))
+    ? " (put each instance's credentials back where *** stands)"
+    : "";
+  return `; to each as its log allows, all at once (a commit answers only once every instance has it), a line each${masked}:\n${lines.map((l) => `    ${l}\n`).join("")}  `;
 }
 
 export function reconcile(
@@ -334,7 +341,7 @@ export function reconcile(
         return refuse(
           "in-doubt",
           `${sentTo}; every instance is still ${before.join("/")}, but ${inDoubt.map((p) => p.instance).join(", ")} may have received it (no usable answer): ${cmd.op === "start" ? "a start can take effect after its request timed out" : `${cmd.op} is held by an instance until every instance has it, and its state shows nothing until then`}; it is never sent twice`,
-          `find out from the service's own log which instances received /${cmd.op}; send it by hand only to those that did not${cmd.op === "commit" ? ` (writes stopped, canCommit true)${commitByHand(inDoubt, fleet)}` : ""}, then resume (the journal then sees its effect): syncbook run ${runbook.args.run} --resume`,
+          `find out from the service's own log which instances received /${cmd.op}; send it by hand only to those that did not${cmd.op === "commit" ? ` (writes stopped, canCommit true)${commitByHand(inDoubt, fleet)}` : ", "}then resume (the journal then sees its effect): syncbook run ${runbook.args.run} --resume`,
         );
       }
       if (cmd.op === "commit") {

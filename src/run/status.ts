@@ -917,7 +917,8 @@ async function readJournalStatus(
   const onHook = state.hooksRan
     .filter((h) => h.undoStarted !== true && runbook.steps.find((st) => st.id === h.id)?.hook?.writesOn === true)
     .at(-1);
-  if (onHook && onHook.ok !== true && out.writesOnSince === undefined)
+  // (not while its runner lives: the hook may be running now, a review read "its run ended")
+  if (onHook && onHook.ok !== true && out.writesOnSince === undefined && out.lock?.alive !== true)
     out.writesOnInDoubt = {
       step: onHook.stepIndex + 1,
       id: onHook.id,

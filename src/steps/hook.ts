@@ -256,7 +256,7 @@ function stoppedInCommitInterlock(ctx: StepContext): void {
     "stopped-in-commit",
     false,
     stoppedInCommitWords(stopped),
-    `This run did not tell the application to write, and the commit holds on the fleet. Restart the migration (a new sync to an emptied destination), then: syncbook run ${ctx.run.target} --new-cutover; or, only if you accept this migration unverified or are certain the process did not stop (something else refused the connection), syncbook run ${ctx.run.target} --resume --force=stopped-in-commit.`,
+    `This run did not tell the application to write, and the commit holds on the fleet. Restart the migration (a new sync to an emptied destination), then: syncbook run ${ctx.run.target} --new-cutover; or, only if you accept this migration unverified or know from that instance's log that its process did not stop before the destination took writes, syncbook run ${ctx.run.target} --resume --force=stopped-in-commit.`,
   );
 }
 

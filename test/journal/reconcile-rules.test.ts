@@ -693,8 +693,19 @@ describe("a commit in doubt on a fleet still RUNNING: the way by hand, as comman
     if (r.ok) return;
     expect(r.code).toBe("in-doubt");
     expect(r.hint).toBe(
-      "find out from the service's own log which instances received /commit; send it by hand only to those that did not (writes stopped, canCommit true); to each as its log allows, all at once (a commit answers only once every instance has it): i0: curl -sS -X POST 'http://admin:***@127.0.0.1:27182/api/v1/commit' -H 'content-type: application/json' --data-raw '{}' &; i1: curl -sS -X POST http://127.0.0.1:27183/api/v1/commit -H 'content-type: application/json' --data-raw '{}' &; i2: POST {its URL}/api/v1/commit with the body {}, then resume (the journal then sees its effect): syncbook run rb.yaml --var site=west --resume",
+      "find out from the service's own log which instances received /commit; send it by hand only to those that did not (writes stopped, canCommit true); to each as its log allows, all at once (a commit answers only once every instance has it), a line each (put each instance's credentials back where *** stands):\n" +
+        "    curl -sS -X POST 'http://admin:***@127.0.0.1:27182/api/v1/commit' -H 'content-type: application/json' --data-raw '{}' &  # i0\n" +
+        "    curl -sS -X POST http://127.0.0.1:27183/api/v1/commit -H 'content-type: application/json' --data-raw '{}' &  # i1\n" +
+        "    # i2: POST {its URL}/api/v1/commit with the body {}\n" +
+        "  then resume (the journal then sees its effect): syncbook run rb.yaml --var site=west --resume",
     );
+    // no credentials in any URL: nothing to put back said
+    const plain = reconcile(
+      s,
+      RB,
+      fleet("RUNNING", "RUNNING", "RUNNING").map((f) => ({ ...f, url: "http://h:1" })),
+    );
+    expect(plain.ok || plain.hint).toContain("has it), a line each:\n    curl -sS -X POST http://h:1/api/v1/commit");
     // a start in doubt: its body is the runbook's, no command is made of it; the resume still named
     const st = reconcile(state(["cut"], [cmd("start", 0, "unknown", "unknown")]), RB, fleet("IDLE", "IDLE"));
     expect(st.ok || st.hint).toBe(

@@ -134,10 +134,8 @@ describe("a commit whose answers were lost after it took effect", () => {
     const resume = await cli(["run", "rb.yaml", "--renderer", "simple", "--resume"], { cwd: c.dir });
     expect(resume.code, resume.all).not.toBe(0);
     expect(resume.all).toMatch(/sync0, sync1 may have received it \(no usable answer\)/);
-    const byHand = [...resume.all.matchAll(/(sync\d): (curl [^;\n]*?) &(?=; sync\d:|, then resume)/g)].map((m) => [
-      m[1],
-      m[2]!,
-    ]);
+    // a line per instance, pasteable as it is printed: the command, `&`, its instance as a comment
+    const byHand = [...resume.all.matchAll(/^ {4}(curl .*) & {2}# (sync\d)$/gm)].map((m) => [m[2], m[1]!]);
     expect(byHand.map(([i]) => i)).toEqual(["sync0", "sync1"]);
     expect(resume.all).toContain("then resume (the journal then sees its effect): syncbook run rb.yaml --resume");
     // --from commit: no command of its own that the same check refuses
@@ -147,9 +145,12 @@ describe("a commit whose answers were lost after it took effect", () => {
     expect(from.all).toMatch(/refuses and gives the commands to send it by hand/);
     // the operator reads each instance's log: none got the commit (the fault dropped it unread)
     c.s.control.clearFaults();
-    // pasted at once, as the hint says: a commit answers only once every instance has it
-    const answers = await Promise.all(byHand.map(([, command]) => run("sh", ["-c", command!])));
-    for (const a of answers) expect(JSON.parse(a.stdout)).toMatchObject({ success: true });
+    // the block pasted whole into a shell, as printed (a commit answers only once every instance has it)
+    const block = resume.all.split("\n").filter((l) => /^ {4}curl .* & {2}# sync\d$/.test(l));
+    const pasted = await run("sh", ["-c", `${block.join("\n")}\nwait`]);
+    const answers = pasted.stdout.trim().split(/(?<=\})\s*(?=\{)/);
+    expect(answers).toHaveLength(2);
+    for (const a of answers) expect(JSON.parse(a)).toMatchObject({ success: true });
     const after = await cli(["run", "rb.yaml", "--renderer", "simple", "--resume"], { cwd: c.dir });
     expect(after.code, after.all).toBe(0);
     expect(after.all).toMatch(/adopted, not sent again/);

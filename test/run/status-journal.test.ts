@@ -7,11 +7,13 @@
  * to choose it among the folder's journals and once to judge it (its witness checked in that pass).
  */
 import type * as Fs from "node:fs";
+import { writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { RunEvent } from "../../src/events.js";
 import type { WritesLeft } from "../../src/writes-words.js";
-import { cutoverOfRun, openJournal, runbookJournal } from "../../src/journal/index.js";
+import { cutoverOfRun, LOCK_FILE_NAME, openJournal, runbookJournal } from "../../src/journal/index.js";
 import { parseRunbook } from "../../src/runbook/index.js";
 import { cutoverFleetVars, readStatus } from "../../src/run/status.js";
 import { formatStatus } from "../../src/cli/status.js";
@@ -436,6 +438,22 @@ describe("a writesOn hook cut off with its run, or failed", () => {
       ev("hook.finished", { index: 0, id: "app-on", use: "shell", undo: false, ok: true, durationMs: 5 }),
     ]);
     expect(ok.journal).not.toHaveProperty("writesOnInDoubt");
+    // its runner alive (this process holds the lock): the hook may be running now, not cut off
+    cleanup();
+    ({ dir, cleanup } = tempDir());
+    const ev = eventFactory();
+    journalOf([
+      ev("run.started", { ...salesStarted(), steps: [step] }),
+      ev("step.started", step),
+      ev("hook.started", { index: 0, id: "app-on", use: "shell", undo: false }),
+    ]);
+    writeFileSync(
+      join(dir, LOCK_FILE_NAME),
+      JSON.stringify({ pid: process.pid, host: hostname(), startedAt: new Date().toISOString() }),
+    );
+    const live = await readStatus(loaded, { journalDir: dir, requestTimeoutMs: 2_000 });
+    expect(live.journal.lock?.alive).toBe(true);
+    expect(live.journal).not.toHaveProperty("writesOnInDoubt");
   });
 });
 
