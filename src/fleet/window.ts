@@ -626,7 +626,12 @@ export class WindowTracker {
         dead,
         () => true,
         "none",
-        () => "no runner was running (until a resume started)",
+        // after the last run no resume has started (an outside review read "until a resume started"
+        // of a runner just killed)
+        (g) =>
+          g.last
+            ? "no runner running since the last run ended or died (no resume yet)"
+            : "no runner was running (until a resume started)",
       ),
       down,
       (p) => p.share === "runner",
@@ -680,8 +685,8 @@ export class WindowTracker {
   }
 
   /** The spans within [from, to] in which no runner was alive (none known: all of it alive). */
-  #noRunner(from: number, to: number, lastGone: boolean): { from: number; to: number }[] {
-    const gaps: { from: number; to: number }[] = [];
+  #noRunner(from: number, to: number, lastGone: boolean): { from: number; to: number; last?: true }[] {
+    const gaps: { from: number; to: number; last?: true }[] = [];
     // no run seen (events without their run.started): nobody's gap
     if (this.#runs.length === 0) return gaps;
     let alive = -Infinity;
@@ -690,8 +695,10 @@ export class WindowTracker {
       gaps.push({ from: alive, to: r.start });
       alive = Math.max(alive, r.end ?? (lastGone ? r.last : Infinity));
     }
-    gaps.push({ from: alive, to: Infinity });
-    return gaps.map((g) => ({ from: Math.max(g.from, from), to: Math.min(g.to, to) })).filter((g) => g.to > g.from);
+    gaps.push({ from: alive, to: Infinity, last: true });
+    return gaps
+      .map((g) => ({ ...g, from: Math.max(g.from, from), to: Math.min(g.to, to) }))
+      .filter((g) => g.to > g.from);
   }
 
   #classify(

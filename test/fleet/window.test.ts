@@ -359,7 +359,12 @@ describe("WindowTracker", () => {
     expect(alive.shares.service).toBe(61_000);
     const gone = w.windows(61_040, true).at(-1)!;
     expect(gone.shares).toEqual({ service: 1000, runner: 20, operator: 0, steps: 0, none: 60_000 });
-    expect(gone.parts.at(-1)).toMatchObject({ share: "none", from: 1040, to: 61_040 });
+    expect(gone.parts.at(-1)).toMatchObject({
+      share: "none",
+      from: 1040,
+      to: 61_040,
+      what: "no runner running since the last run ended or died (no resume yet)",
+    });
     expect(gone.measuredMs).toBe(alive.measuredMs);
     // events without their run.started (a journal cut at its head): no runner's gap is known
     const headless = new WindowTracker(traitsOf);
@@ -371,6 +376,17 @@ describe("WindowTracker", () => {
     for (const e of events) w2.apply(e);
     expect(w2.windows(61_200).at(-1)!.shares.none).toBe(61_100 - 1040);
     expect(w2.windows(61_200, true).at(-1)!.shares.none).toBe(61_100 - 1040 + 100);
+    // the gap a resume ended, and the one after the last run, each in its own words
+    expect(
+      w2
+        .windows(61_200, true)
+        .at(-1)!
+        .parts.filter((p) => p.share === "none")
+        .map((p) => [p.from, p.to, p.what]),
+    ).toEqual([
+      [1040, 61_100, "no runner was running (until a resume started)"],
+      [61_100, 61_200, "no runner running since the last run ended or died (no resume yet)"],
+    ]);
   });
 
   // an adversarial run: a runner killed past its commit, resumed minutes later; the report and the
