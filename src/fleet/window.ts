@@ -145,7 +145,11 @@ export interface StoppedInCommit {
   /** The instance, by name or URL. */
   instance: string;
   at: number;
-  /** `restarted`: its `totalEventsApplied` went down between two reads, the one before at `since`. */
+  /**
+   * `restarted`: its `totalEventsApplied` went down between two reads, the one before at `since`.
+   * `refused` or `initializing` with `since`: seen after the destination took writes, its last
+   * answer (at `since`) before it, so it may have stopped in between.
+   */
   how: "refused" | "initializing" | "restarted";
   since?: number;
   /** Other instances seen stopped in that time after the first, by name or URL (an adversarial run: two stopped, one named). */
@@ -154,17 +158,27 @@ export interface StoppedInCommit {
 
 /** An instance stopped during the commit, in words: the run's warning and the writes-on hook's refusal say it alike. */
 export function stoppedInCommitWords(s: StoppedInCommit): string {
+  const when =
+    s.since === undefined
+      ? "during the commit and before the destination took writes"
+      : `after the destination took writes, but its last answer before that, at ${new Date(s.since).toISOString()}, came during the commit: it may have stopped in between`;
   const what =
     s.how === "refused"
-      ? `refused its progress read (no process listening) at ${new Date(s.at).toISOString()}, during the commit and before the destination took writes`
+      ? `refused its progress read (no process listening) at ${new Date(s.at).toISOString()}, ${when}`
       : s.how === "initializing"
-        ? `reported INITIALIZING (its process restarted) at ${new Date(s.at).toISOString()}, during the commit and before the destination took writes`
+        ? `reported INITIALIZING (its process restarted) at ${new Date(s.at).toISOString()}, ${when}`
         : `reported fewer events applied at ${new Date(s.at).toISOString()} than at ${new Date(s.since ?? s.at).toISOString()} (the count is not persisted: its process restarted in between, a time that meets the commit's before the destination took writes)`;
   const others = s.also?.length ? ` (and ${s.also.join(", ")}, seen stopped after it)` : "";
   return `${s.instance} ${what}${others}: the documentation says that if mongosync stops during commit before canWrite is true, the entire migration must be restarted to ensure that it is verified`;
 }
 
 type Seen = Pick<Progress, "canWrite" | "state">;
+
+/** An instance's answer to a progress read: when, and whether it said COMMITTED. */
+interface Answer {
+  at: number;
+  committed: boolean;
+}
 
 /**
  * What the window must know of a step kind, by its name in an event: handed down by the step
@@ -194,8 +208,10 @@ export class WindowTracker {
   readonly #runs: { start: number; end?: number; last: number }[] = [];
   /** Per instance: since when its progress fails (a poll failed and no answer since), and the spans it did. */
   readonly #downSince = new Map<number, { from: number; label: string }>();
-  /** Per instance (name, else URL): its last `totalEventsApplied` and when, across runs (`#eventsApplied`). */
-  readonly #applied = new Map<string, { n: number; at: number }>();
+  /** Per instance (name, else URL): its last `totalEventsApplied`, when, and whether it said COMMITTED, across runs (`#eventsApplied`). */
+  readonly #applied = new Map<string, Answer & { n: number }>();
+  /** Per instance (name, else URL): its last answer, across runs (`#stopped`). */
+  readonly #answered = new Map<string, Answer>();
   readonly #down: { from: number; to: number; label: string }[] = [];
   /**
    * Every hook call that ended (`hook.finished`) and every read of a stopWrites' check
@@ -414,6 +430,11 @@ export class WindowTracker {
       case "progress.sampled":
         if (e.progress?.state === "INITIALIZING") this.#stopped(e.instance, e.at, "initializing");
         this.#eventsApplied(e);
+        if (e.progress)
+          this.#answered.set(e.instance.name ?? e.instance.url, {
+            at: e.at,
+            committed: e.progress.state === "COMMITTED",
+          });
         // a journal written by hand or by an older version may carry a line without its progress
         if (this.#settling && commandTookEffect("commit", e.progress?.state) === false)
           this.#settling.effectUnseenAt = e.at;
@@ -445,20 +466,38 @@ export class WindowTracker {
     if (typeof n !== "number") return;
     const key = e.instance.name ?? e.instance.url;
     const before = this.#applied.get(key);
-    this.#applied.set(key, { n, at: e.at });
+    this.#applied.set(key, { n, at: e.at, committed: e.progress?.state === "COMMITTED" });
     const w = this.#current;
     // this read comes after the window's commit (events come in time order): the two reads span
     // some of the time from it to the destination taking writes when the one before came first
     if (!before || n >= before.n || !w || w.commitAt === undefined) return;
-    if (before.at < (w.closedAt ?? Infinity))
+    if (this.#spansCommit(w, before))
       this.#noteStopped(w, { instance: key, at: e.at, how: "restarted", since: before.at });
   }
 
-  /** Notes an instance seen stopped, if a commit of the window was sent and the destination takes no writes yet. */
+  /**
+   * Notes an instance seen stopped, if a commit of the window was sent and the destination takes no
+   * writes yet, or it does but the instance's last answer came before that (and did not say
+   * COMMITTED): the stop may lie in between, and the reading that fails safe is that it did. The
+   * canWrite wait reads the first process alone, and reads the others once as it ends
+   * (src/steps/wait-for.ts): an instance that answers then is no longer in doubt.
+   */
   #stopped(instance: { name?: string; url: string }, at: number, how: StoppedInCommit["how"]): void {
     const w = this.#current;
-    if (!w || w.commitAt === undefined || w.closedAt !== undefined) return;
-    this.#noteStopped(w, { instance: instance.name ?? instance.url, at, how });
+    if (!w || w.commitAt === undefined) return;
+    const key = instance.name ?? instance.url;
+    if (w.closedAt === undefined) {
+      this.#noteStopped(w, { instance: key, at, how });
+      return;
+    }
+    const before = this.#answered.get(key);
+    if (before && this.#spansCommit(w, before)) this.#noteStopped(w, { instance: key, at, how, since: before.at });
+  }
+
+  /** An instance's answer came before the window closed and did not say COMMITTED: from it on, its process may have stopped in the commit. */
+  #spansCommit(w: Win, before: Answer): boolean {
+    // COMMITTED says the destination takes writes, for this instance: a stop after it is after
+    return before.at < (w.closedAt ?? Infinity) && !before.committed;
   }
 
   /** The first instance seen stopped in the window's commit, and the others after it, each once. */

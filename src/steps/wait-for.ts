@@ -195,7 +195,7 @@ export const waitFor: StepKindDef<WaitForBody> = {
       reads.push(
         to.canWriteFrom === undefined
           ? "canWrite refused: no instance is declared the first process (`startedFirst: true`), and the others' canWrite is not valid"
-          : `canWrite read on ${to.instances[to.canWriteFrom]} only (the first process; the others' is not valid)`,
+          : `canWrite read on ${to.instances[to.canWriteFrom]} only (the first process; the others' is not valid), the others read once when it holds (a process stopped during the commit)`,
       );
     return toEach(to, "GET", "/api/v1/progress", {
       note: `polled until the condition holds${reads.length ? `; ${reads.join("; ")}` : ""}`,
@@ -227,6 +227,7 @@ export const waitFor: StepKindDef<WaitForBody> = {
     refuseUnreadableCanWrite(ctx, cond);
     refuseUnearnable(ctx, cond, "waitFor");
     const m = ctx.run.memory.verifier;
+    const reads = conditionReads(cond, ctx.run.fleet.refs.length);
     await waitUntil(ctx, {
       pollMs: ctx.pollMs,
       slowAfterMs: ctx.slowAfterMs,
@@ -234,10 +235,26 @@ export const waitFor: StepKindDef<WaitForBody> = {
       describe: cond.text,
       evaluate: (snap, v) => evaluate(cond, snap, v, v && verifierEarned(m, v)),
       watch: (sample) => instanceSignature(cond, sample),
-      reads: conditionReads(cond, ctx.run.fleet.refs.length),
+      reads,
     });
+    if (ctx.run.memory.commitSent) await readTheOthers(ctx, reads);
   },
 };
+
+/**
+ * The instances a wait after the commit did not read (the first process's canWrite alone), read
+ * once as it ends, before any later step can turn the application's writes on. "If mongosync
+ * stops during commit, before the /progress endpoint reports canWrite: true, you must restart the
+ * entire migration" (mongodb/docs-cluster-to-cluster-sync source/includes/fact-verification.rst):
+ * another process that restarted while the wait read the first alone shows it now (a refused read,
+ * INITIALIZING, fewer events applied), and the writes-on hook's `stopped-in-commit` interlock
+ * refuses (src/fleet/window.ts). One that answers is no longer in doubt: a later stop is after.
+ * No retry: a failure is the answer, and is judged as one.
+ */
+async function readTheOthers(ctx: StepContext, read: readonly number[]): Promise<void> {
+  const others = ctx.run.fleet.refs.map((r) => r.index).filter((i) => !read.includes(i));
+  if (others.length > 0) await ctx.run.fleet.progress(ctx.signal, others);
+}
 
 /** The condition reads `canWrite` (the shorthand, or an `expect` path). */
 export function readsCanWrite(body: ConditionBody): boolean {

@@ -896,7 +896,10 @@ describe("WindowTracker.stoppedInCommit: an instance seen stopped during the com
   });
   it("not before the commit, not once the destination took writes, not for a read that failed otherwise", () => {
     expect(fold([...upTo(6000), refused(5000, 0), sampled(5001, 1, "INITIALIZING"), ...after(6000)])).toBeUndefined();
-    expect(fold([...cutover(), refused(8500, 0), sampled(8501, 1, "INITIALIZING")])).toBeUndefined();
+    // each instance answered once the destination took writes (the canWrite wait reads the others
+    // once as it ends: src/steps/wait-for.ts): a stop seen later is after it
+    const pinned = sampled(7300, 0, "COMMITTED");
+    expect(fold([...cutover(), pinned, refused(8500, 0), sampled(8501, 1, "INITIALIZING")])).toBeUndefined();
     expect(fold([...upTo(7100), refused(7050, 0, "http://x: no answer within 10s"), ...after(7100)])).toBeUndefined();
     expect(fold(cutover())).toBeUndefined();
     // the verifier's read, a service's own error answer quoting the word, a read of no instance
@@ -972,6 +975,35 @@ describe("WindowTracker.stoppedInCommit: an instance seen stopped during the com
     );
     expect(stoppedInCommitWords(w.stoppedInCommit()!)).toBe(
       "http://127.0.0.1:27182 reported fewer events applied at 1970-01-01T00:00:09.000Z than at 1970-01-01T00:00:06.450Z (the count is not persisted: its process restarted in between, a time that meets the commit's before the destination took writes): the documentation says that if mongosync stops during commit before canWrite is true, the entire migration must be restarted to ensure that it is verified",
+    );
+  });
+  // helper 96: an instance restarted after COMMITTED was counted, its last read from the commit,
+  // since the canWrite wait reads the first process alone; the wait now reads the others once as it ends
+  it("seen stopped after the destination took writes, its last answer before that: counted from that answer, unless it said COMMITTED", () => {
+    // instance 0's last answer: 7150, COMMITTING; the window closed at 7200 on instance 1's canWrite
+    expect(fold([...cutover(), refused(8500, 0)])).toEqual({
+      instance: "http://127.0.0.1:27182",
+      at: 8500,
+      how: "refused",
+      since: 7150,
+    });
+    expect(fold([...cutover(), sampled(8500, 0, "INITIALIZING")])).toMatchObject({ how: "initializing", since: 7150 });
+    expect(fold([...cutover(), applied(8500, 0, 10)])).toBeUndefined();
+    // the first process, whose read closed the window, and an instance whose last answer was COMMITTED
+    expect(fold([...cutover(), refused(8500, 1), applied(8501, 1, 0)])).toBeUndefined();
+    const committed = [...upTo(7151), applied(7150, 0, 500, "COMMITTED"), ...after(7151)].filter(
+      (e) => !(e.at === 7150 && e.type === "progress.sampled" && e.progress.state === "COMMITTING"),
+    );
+    expect(fold([...committed, refused(8500, 0)])).toBeUndefined();
+    expect(fold([...committed, applied(8500, 0, 10)])).toBeUndefined();
+    // with counts: fewer events at the read that ends the wait than at the last one in the commit
+    expect(fold([...upTo(7151), applied(7150, 0, 500), ...after(7151), applied(7300, 0, 10)])).toMatchObject({
+      how: "restarted",
+      at: 7300,
+      since: 7150,
+    });
+    expect(stoppedInCommitWords({ instance: "a", at: 8500, how: "refused", since: 7150 })).toBe(
+      "a refused its progress read (no process listening) at 1970-01-01T00:00:08.500Z, after the destination took writes, but its last answer before that, at 1970-01-01T00:00:07.150Z, came during the commit: it may have stopped in between: the documentation says that if mongosync stops during commit before canWrite is true, the entire migration must be restarted to ensure that it is verified",
     );
   });
   it("kept once the window closed, and across runs: a resume folds the earlier run's events first", () => {

@@ -364,6 +364,71 @@ describe("the first process down inside the write-stop window", () => {
     });
 });
 
+// helper 96's false positive, and the gap behind it: the canWrite wait reads the first process
+// alone, so another process that restarted during the commit was never read before the writes-on
+// hook (and one restarted after COMMITTED was later counted from its read in the commit). The wait
+// now reads the others once as it ends (src/steps/wait-for.ts `readTheOthers`).
+describe("another process restarted during the commit, while the wait read the first alone", () => {
+  const APP_ON = "  - { id: app-on, hook: { use: sim-writes, with: { enabled: true }, writesOn: true } }\n";
+  it("the read of the others as the wait ends sees it, and the write-on hook is refused (stopped-in-commit, exit 3)", async () => {
+    const s = await fleet();
+    let restarted: Promise<void> | undefined;
+    let commitSentAt = 0;
+    const { result, events } = await runYaml(
+      runbook(s, START + READY + STOP + DRAINED + COMMIT + WRITABLE + APP_ON, { declare: true }),
+      {
+        onEvent: (e) => {
+          // the simulated clock stops as the commit leaves (COMMITTING lasts); sync1 restarts and the clock goes on
+          if (e.type === "request.sent" && e.path === "/api/v1/commit") {
+            s.control.setTimeScale(0);
+            commitSentAt = e.at;
+          }
+          // after the wait's first read of the whole fleet: from then on it reads the first process alone
+          if (e.type === "progress.sampled" && e.instance.index === 1 && commitSentAt > 0 && !restarted)
+            restarted = s.control
+              .down(1)
+              .then(() => s.control.up(1))
+              .then(() => s.control.setTimeScale(50));
+        },
+      },
+    );
+    await restarted;
+    expect(result.exitCode, result.message).toBe(3);
+    expect(result.refused).toBe("stopped-in-commit");
+    // the wait read the first process alone once the fleet was read as it began: sync1 was read
+    // again only as the wait ended, after the window closed
+    const closedAt = of(events, "window.closed")[0]!.seenAt;
+    const waitEnd = of(events, "step.finished").find((e) => e.id === "writable")!;
+    expect(waitEnd.outcome).toBe("ok");
+    const sync1 = of(events, "progress.sampled").filter((e) => e.instance.index === 1 && e.at > commitSentAt);
+    expect(sync1.filter((e) => e.at > closedAt).length, "sync1 read once as the wait ended").toBe(1);
+    expect(sync1.at(-1)!.at).toBeLessThanOrEqual(waitEnd.at);
+    const decided = of(events, "decision").filter((e) => e.check === "stopped-in-commit" && e.id === "app-on");
+    expect(decided).toMatchObject([{ kind: "interlock", ok: false }]);
+    expect(decided[0]!.reason).toMatch(/^sync1 (reported INITIALIZING|reported fewer events applied)/);
+    expect(commitSentAt).toBeGreaterThan(0);
+    expect(of(events, "hook.started").some((e) => e.id === "app-on")).toBe(false);
+    expect(s.control.state().writes.enabled, "the application was not told to write").toBe(false);
+  });
+
+  it("no restart: the others answer as the wait ends, and the write-on hook runs", async () => {
+    const s = await fleet();
+    const { result, events } = await runYaml(
+      runbook(s, START + READY + STOP + DRAINED + COMMIT + WRITABLE + APP_ON, { declare: true }),
+    );
+    expect(result.exitCode, result.message).toBe(0);
+    const waitEnd = of(events, "step.finished").find((e) => e.id === "writable")!;
+    const closedAt = of(events, "window.closed")[0]!.seenAt;
+    const others = of(events, "progress.sampled").filter(
+      (e) => e.instance.index !== 0 && e.at > closedAt && e.at <= waitEnd.at,
+    );
+    expect(new Set(others.map((e) => e.instance.index))).toEqual(new Set([1, 2]));
+    expect(of(events, "decision").some((e) => e.check === "stopped-in-commit")).toBe(false);
+    expect(of(events, "hook.started").some((e) => e.id === "app-on")).toBe(true);
+    expect(s.control.state().writes.enabled).toBe(true);
+  });
+});
+
 describe("1.11–1.19 without write blocking: COMMITTED, whatever the start says of the verifier", () => {
   // mongodb/docs content/mongosync/v1.11/source/reference/cutover-process.txt: "… or the verifier is
   // turned on, you can write to the destination after /progress reports canWrite: true. Otherwise,
