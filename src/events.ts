@@ -355,7 +355,8 @@ export interface RunEventMap {
    * writesOff is about to be sent while the verifier shows `generation` (the highest since the
    * verification began): a result must come from a later generation. `--resume` reads it.
    */
-  "verifier.writesOff": { index: number; id: string; generation: number };
+  /** `forced`: sent with the application's writes not known stopped (the `writes-stopped` interlock forced). */
+  "verifier.writesOff": { index: number; id: string; generation: number; forced?: true };
   /**
    * A new verifier process answers (a generation below the highest seen, or idle at generation 0
    * after this run's check ran): this run's check and writesOff went to the old one. `followed` of

@@ -45,6 +45,13 @@ export interface VerifierMemory {
    * finishes the generation it is in and runs one more).
    */
   writesOffGeneration?: number;
+  /**
+   * This verification's writesOff went out with the application's writes not known stopped: its
+   * `writes-stopped` interlock was forced (journaled on `verifier.writesOff`). Writes after
+   * writesOff are never compared, so no result of it verifies the cutover (an adversarial run: the
+   * report said SUCCEEDED · VERIFIED with the sync RUNNING and writes on).
+   */
+  writesOffForced?: boolean;
   /** The verifier restarted during this verification: its next check resumes the persisted one. */
   resuming?: boolean;
   /** Restarts seen during this run's verifications (journaled `verifier.restarted`). */
@@ -89,6 +96,7 @@ export function forgetVerification(m: VerifierMemory): void {
   delete m.check;
   delete m.writesOff;
   delete m.writesOffGeneration;
+  delete m.writesOffForced;
   delete m.highestGeneration;
   delete m.resuming;
   delete m.unproven;

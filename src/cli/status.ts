@@ -17,7 +17,7 @@ import { readinessLine, readinessSummary } from "../model/readiness.js";
 import { fleetStatesLine, highestLagLine, SUMMARY_ABOVE } from "../model/fleet-summary.js";
 import { CUT_OFF_WORDS } from "../model/fold.js";
 import { COMMIT_IN_DOUBT_WORDS, reverseInDoubtWords, runEndWords, windowEndWords } from "../writes-words.js";
-import { verification, verificationText } from "../steps/kit/earned.js";
+import { verification, verificationText, WRITES_OFF_FORCED } from "../steps/kit/earned.js";
 import { stderr, stdout } from "./execute.js";
 import { lintCommand } from "../next-run.js";
 import { shellCommand } from "../text.js";
@@ -260,7 +260,8 @@ export function formatStatus(st: Status): string[] {
         lines.push(
           v.cutover.result
             ? "  this cutover's verification result (its check, its writesOff, a generation past it)"
-            : `  not this cutover's verification result${v.cutover.check ? " yet (this cutover's own check runs)" : ""}: ${v.cutover.why ?? "?"}`,
+            : // a forced writesOff's result never becomes this cutover's: no "yet"
+              `  not this cutover's verification result${v.cutover.check && v.cutover.why !== WRITES_OFF_FORCED ? " yet (this cutover's own check runs)" : ""}: ${v.cutover.why ?? "?"}`,
         );
     }
   } else lines.push("verifier: none in the runbook");

@@ -35,7 +35,7 @@ export function verifierJournal(): VerifierJournal {
   const memory: VerifierMemory = {};
   const pending = new Map<number, "check" | "writesOff">();
   const newProcess = (progress: unknown): void => {
-    for (const k of ["check", "writesOff", "writesOffGeneration"] as const) delete memory[k];
+    for (const k of ["check", "writesOff", "writesOffGeneration", "writesOffForced"] as const) delete memory[k];
     pending.clear();
     const g = generationOf(progress);
     if (g === undefined) delete memory.highestGeneration;
@@ -101,6 +101,8 @@ export function verifierJournal(): VerifierJournal {
         }
         case "verifier.writesOff":
           if (typeof e.generation === "number") memory.writesOffGeneration = e.generation;
+          if (e.forced === true) memory.writesOffForced = true;
+          else delete memory.writesOffForced;
           return;
         case "request.sent": {
           if (e.target !== "verifier" || typeof e.path !== "string") return;

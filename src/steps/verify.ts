@@ -34,7 +34,7 @@ import {
   type Restarted,
   type VerifierTools,
 } from "./kit/verifier.js";
-import { verifierEarned } from "./kit/earned.js";
+import { verifierEarned, WRITES_OFF_FORCED } from "./kit/earned.js";
 import { forgetVerification } from "../api/verifier-memory.js";
 import {
   VERIFY_AFTER_REVERSE,
@@ -201,8 +201,12 @@ async function writesOff(ctx: StepContext, t: VerifierTools): Promise<{ states: 
   const why = newProcess(m, now);
   if (why !== undefined) return { restarted: now, why };
   const generation = m.highestGeneration ?? 0;
-  ctx.run.emit("verifier.writesOff", { index: ctx.index, id: ctx.id, generation });
+  // here only when writes are known stopped or the interlock was forced: the result then verifies nothing
+  const forced = !writesKnownStopped(ctx);
+  ctx.run.emit("verifier.writesOff", { index: ctx.index, id: ctx.id, generation, ...(forced ? { forced: true } : {}) });
   m.writesOffGeneration = generation;
+  if (forced) m.writesOffForced = true;
+  else delete m.writesOffForced;
   const at = Date.now();
   const o = await t.v.tryCommand("writesOff", { signal: ctx.signal, timeoutMs: t.requestTimeoutMs });
   m.writesOff = askOf(o, at);
@@ -220,10 +224,15 @@ async function writesOff(ctx: StepContext, t: VerifierTools): Promise<{ states: 
   return { states: met };
 }
 
+/** A stopWrites held in this run, the runbook says writes are stopped another way, or a commit was sent. */
+function writesKnownStopped(ctx: StepContext): boolean {
+  const { memory, runbook } = ctx.run;
+  return memory.writesStopped || runbook.writesStoppedExternally === true || memory.commitSent;
+}
+
 /** writesOff tells the verifier that writes to the source have stopped: only when they have. */
 function writesStoppedInterlock(ctx: StepContext): void {
-  const { memory, runbook } = ctx.run;
-  const stopped = memory.writesStopped || runbook.writesStoppedExternally === true || memory.commitSent;
+  const stopped = writesKnownStopped(ctx);
   checkInterlock(
     ctx,
     "writes-stopped",
@@ -257,6 +266,11 @@ function judge(ctx: StepContext, p: VerifierProgress, before: string[] | undefin
     });
   }
   const why = standing.result;
+  if (why === WRITES_OFF_FORCED)
+    throw new StepFailure(`not verified: ${why} (${describeVerifier(p)})`, {
+      reason: "unsafe",
+      hint: `Nothing is verified for this cutover. Stop the application's writes (with a stopWrites step, or declare \`writesStoppedExternally: true\` if they are stopped another way), restart the verifier with --clean (or on a new metadata database), then \`syncbook run ${ctx.run.target} --resume\`: this step sends a new check and writesOff.`,
+    });
   if (why !== undefined)
     throw new StepFailure(`not a verification result: ${why} (${describeVerifier(p)})`, {
       hint: "Nothing is verified. Read the verifier's log (is it the migration verifier, release v0.2.1?). Run again with --resume to continue this verification (nothing is resent blindly), or restart the verifier with --clean (or on a new metadata database) and run again with --resume to verify from the start.",

@@ -4,6 +4,8 @@
  * process, events asserted; what the verifier really received is read from the simulator's
  * request counts. Each test quotes the facts sentence it checks.
  */
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadRunbookPlugins } from "../../src/plugin/index.js";
 import type { RunEvent, RunEventOf } from "../../src/events.js";
@@ -12,7 +14,20 @@ import { runRunbook, type RunResult } from "../../src/run/runner.js";
 import { buildReport } from "../../src/report/index.js";
 import { parseRunbook } from "../../src/runbook/index.js";
 import type { Simulator } from "../../src/sim/index.js";
-import { CHECK, COMMIT, DRAINED, posts, READY, runbookFor, sim, START, STOP, VERIFY } from "../support/run.js";
+import {
+  CHECK,
+  cli,
+  COMMIT,
+  DRAINED,
+  posts,
+  READY,
+  runbookFor,
+  sim,
+  START,
+  STOP,
+  tempDir,
+  VERIFY,
+} from "../support/run.js";
 import { PLUGIN_CALL_KINDS } from "../../src/steps/index.js";
 
 let sims: Simulator[] = [];
@@ -585,4 +600,38 @@ describe("a verification that keeps rechecking", () => {
     );
     expect(asked(s)).toEqual({ check: 1, writesOff: 1 });
   });
+});
+
+// an adversarial run: `verify` with no stopWrites and no commit, forced past its writes-stopped
+// interlock, the sync RUNNING and the application writing; the run said "verified" and the report
+// SUCCEEDED · VERIFIED. The verifier never compares writes after writesOff (service facts: writesOff
+// goes "after writes on the source have stopped"), so nothing of this cutover is verified.
+describe("writesOff forced past writes-stopped", () => {
+  it("the verifier's clean result is not a verification: the step fails, and status and the report say not verified, with why", async () => {
+    const s = await fleet({ dataSet: { unique: 0, ttl: 0, hidden: 0 } });
+    const dir = tempDir();
+    try {
+      writeFileSync(join(dir, "rb.yaml"), runbookFor(s, START + READY + VERIFY));
+      const r = await cli(
+        ["run", "rb.yaml", "--renderer", "simple", "--yes", "--force", "writes-stopped", "--report", "rep"],
+        { cwd: dir },
+      );
+      expect(r.code, r.all).toBe(1);
+      expect(asked(s)).toEqual({ check: 1, writesOff: 1 });
+      expect(r.all).toMatch(/writesOff was sent with the application's writes not known stopped/);
+      expect(r.all).not.toMatch(/■ run ok|· verified/);
+      const report = JSON.parse(readFileSync(join(dir, "rep", "report.json"), "utf8")) as {
+        verification: { verified: boolean };
+      };
+      expect(report.verification.verified).toBe(false);
+      expect(readFileSync(join(dir, "rep", "report.html"), "utf8")).not.toMatch(/VERIFIED(?! )|data-verified="true"/);
+      const status = await cli(["status", "rb.yaml"], { cwd: dir });
+      expect(status.all).toContain(
+        "  not this cutover's verification result: this cutover's writesOff was sent with the application's writes not known stopped (its writes-stopped interlock was forced)",
+      );
+      expect(status.all).not.toMatch(/verification: verified/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -35,7 +35,9 @@ import type { RunEvent } from "../../src/events.js";
 import type { RuleInfo } from "../../src/diagnostics.js";
 import type { Fleet } from "../../src/fleet/index.js";
 import type { Step } from "../../src/runbook/types.js";
-import { StepFailure, StepTimeout, type VerifierMemory } from "../../src/steps/index.js";
+import { StepFailure, StepTimeout, verifierEarned, type VerifierMemory } from "../../src/steps/index.js";
+import { WRITES_OFF_FORCED } from "../../src/steps/kit/earned.js";
+import { verifierJournal } from "../../src/journal/verifier.js";
 import type { Flow, SequenceStep } from "../../src/steps/kit/sequence.js";
 import {
   askOf,
@@ -327,10 +329,38 @@ describe("verify: the writes-stopped interlock, before writesOff", () => {
     expect(s.v.ops()).toEqual([]);
   });
 
-  it("--force=writes-stopped lets it through, said as forced", async () => {
+  // an adversarial run: `--force writes-stopped` with the sync RUNNING and writes on, and the report
+  // said SUCCEEDED · VERIFIED; writes after writesOff are never compared
+  it("--force=writes-stopped lets writesOff through, said as forced, and its result verifies nothing", async () => {
     const s = setup({ progress: documented() }, { writesStopped: false, force: ["writes-stopped"] });
-    await s.run();
+    const e = await failure(s.run());
     expect(s.decisions()[0]).toMatchObject({ kind: "force", ok: true, check: "writes-stopped" });
+    expect(s.v.ops()).toEqual(["check", "writesOff"]);
+    expect(s.of("verifier.writesOff")).toMatchObject([{ forced: true }]);
+    expect(s.of("verifier.verified")).toEqual([]);
+    expect(s.m.verified).toBeUndefined();
+    expect(s.m.writesOffForced).toBe(true);
+    expect(e.message).toBe(`not verified: ${WRITES_OFF_FORCED} (${describeVerifier(PASSED)})`);
+    expect(e.message).toMatch(/writes-stopped interlock was forced/);
+    expect(e.reason).toBe("unsafe");
+    expect(e.hint).toMatch(/^Nothing is verified for this cutover\. Stop the application's writes/);
+    // the journal's fold keeps it, so that a --resume, status and the report say the same
+    const j = verifierJournal();
+    for (const ev of s.events) j.apply(ev);
+    expect(j.state().writesOffForced).toBe(true);
+    expect(verifierEarned(s.m, PASSED)).toEqual({ result: WRITES_OFF_FORCED });
+  });
+
+  it("a writesOff with writes known stopped is not forced, and a new one clears an earlier forced one", async () => {
+    const s = setup({ progress: documented() }, { memory: { writesOffForced: true } });
+    await s.run();
+    expect(s.of("verifier.writesOff")).toEqual([expect.not.objectContaining({ forced: true })]);
+    expect(s.m.writesOffForced).toBeUndefined();
+    expect(s.m.verified).toBeDefined();
+    const j = verifierJournal();
+    j.apply({ type: "verifier.writesOff", seq: 1, at: 1, index: 0, id: "v", generation: 0, forced: true });
+    j.apply({ type: "verifier.writesOff", seq: 2, at: 2, index: 0, id: "v", generation: 1 });
+    expect(j.state().writesOffForced).toBeUndefined();
   });
 
   it("asked again when the earlier writesOff was refused", async () => {

@@ -234,8 +234,17 @@ export function memoryWhyNot(m: VerifierMemory, need: VerifierNeed): string | un
   if (need === "check") return undefined;
   if (!m.writesOff || m.writesOff.answered === "error")
     return "no writesOff of this cutover's reached the verifier (the `verify` step sends it, after the commit): its check never ends before it";
+  if (m.writesOffForced === true) return WRITES_OFF_FORCED;
   return undefined;
 }
+
+/**
+ * A writesOff sent past the `writes-stopped` interlock: the verifier compares nothing written after
+ * it ("after writes on the source have stopped", the verifier's README workflow; service facts),
+ * so its result verifies nothing of a source still written to.
+ */
+export const WRITES_OFF_FORCED =
+  "this cutover's writesOff was sent with the application's writes not known stopped (its writes-stopped interlock was forced): the verifier never compares writes after it, so no result of it verifies this cutover";
 
 /**
  * Whether `p` is this cutover's check and this cutover's verification result, each with why not
