@@ -191,10 +191,16 @@ async function runLoaded(
   try {
     const { instancesOf } = await import("../runbook/types.js");
     fleetLock = acquireFleetLock(
-      instancesOf(runbook).map((i) => ({
-        url: i.url,
-        label: loaded.redact(i.name !== undefined ? `${i.name} (${i.url})` : i.url),
-      })),
+      [
+        ...instancesOf(runbook).map((i) => ({
+          url: i.url,
+          label: loaded.redact(i.name !== undefined ? `${i.name} (${i.url})` : i.url),
+        })),
+        // one verification per verifier process: two cutovers never share one (fleet-lock.ts)
+        ...(runbook.verifier
+          ? [{ url: runbook.verifier, label: loaded.redact(runbook.verifier), kind: "verifier" as const }]
+          : []),
+      ],
       // the holder's runbook and journal folder: a runner refused names the holder's status
       {
         runbook: resolve(loaded.file),

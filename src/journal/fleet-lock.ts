@@ -17,6 +17,11 @@
  * fleet that is not IDLE, and the service refuses a start that is not from IDLE (spec: "start is
  * allowed only in IDLE"), so a second runner's start is never accepted.
  *
+ * The runbook's migration verifier is locked alike (its own `verifier-` lock): it runs one
+ * verification per process, so two cutovers that name one verifier would each take the other's
+ * check for theirs (an adversarial run: a second runbook pointed at the first's verifier adopted
+ * its running check and ended "verified" with the first's sync RUNNING).
+ *
  * Which service a URL names is `serviceKey` (src/instance-identity.ts, the one home): every
  * spelling of one service one key, and loopback spellings at one port one key too (reading them
  * as one fails safe: a second runner is refused, never let through).
@@ -44,13 +49,16 @@ export function fleetLockDir(
   return join(home, ".local", "state", "syncbook", "locks");
 }
 
-/** The lock file of one instance: its canonical URL hashed (a URL may hold a secret; a hash never shows it). */
-export function instanceLockName(url: string): string {
-  return `instance-${createHash("sha256")
+/** The lock file of one instance (or verifier): its canonical URL hashed (a URL may hold a secret; a hash never shows it). */
+export function instanceLockName(url: string, kind: LockedService = "instance"): string {
+  return `${kind}-${createHash("sha256")
     .update(serviceKey(url) ?? url)
     .digest("hex")
     .slice(0, 32)}.lock`;
 }
+
+/** What a lock guards: a sync service instance, or the runbook's migration verifier. */
+export type LockedService = "instance" | "verifier";
 
 export interface FleetLock {
   /** The instances whose lock a runner that had died left, taken over, and what each lock said (for the run's log: `tookOverLines`). */
@@ -64,7 +72,7 @@ export interface FleetLock {
  * (naming the instance as `label` words it: redacted), after releasing those already taken.
  */
 export function acquireFleetLock(
-  instances: readonly { url: string; label: string }[],
+  instances: readonly { url: string; label: string; kind?: LockedService }[],
   /**
    * `runbook` and `journalDir` (resolved) are written into each lock: the next runner refused
    * names the holder's `syncbook status` by them (another copy, another journal folder); `status`,
@@ -73,7 +81,7 @@ export function acquireFleetLock(
   opts: { runbook: string; journalDir?: string | undefined; status?: string; env?: NodeJS.ProcessEnv },
 ): FleetLock {
   const dir = fleetLockDir(opts.env);
-  const byName = new Map(instances.map((i) => [instanceLockName(i.url), i]));
+  const byName = new Map(instances.map((i) => [instanceLockName(i.url, i.kind), i]));
   const held: Lock[] = [];
   const tookOver: { label: string; from: LockInfo | { unreadable: string } }[] = [];
   const release = (): void => {
@@ -84,20 +92,24 @@ export function acquireFleetLock(
       try {
         const lock = acquireLock(dir, {
           fileName: name,
-          guards: `instance ${inst.label}`,
+          guards: `${inst.kind ?? "instance"} ${inst.label}`,
           runbook: opts.runbook,
           ...(opts.journalDir !== undefined ? { journalDir: opts.journalDir } : {}),
           ...(opts.status !== undefined ? { status: opts.status } : {}),
           elsewhere: "or point SYNCBOOK_STATE_DIR at a writable folder (the fleet's locks live there)",
         });
         held.push(lock);
-        if (lock.staleFrom) tookOver.push({ label: inst.label, from: lock.staleFrom });
+        // the instances' lines say the runner before is gone; its verifier's lock, one more, says nothing new
+        if (lock.staleFrom && inst.kind !== "verifier") tookOver.push({ label: inst.label, from: lock.staleFrom });
       } catch (err) {
         // the instance first: the operator knows it by its URL, not by a hashed file name (a
         // folder that cannot be written is not an instance in use: that error says so as it is)
         const io = err instanceof UserError && typeof (err.options.cause as NodeJS.ErrnoException)?.code === "string";
         throw err instanceof UserError && !io
-          ? new UserError(`instance ${inst.label} is in use: ${err.message}`, { ...err.options, cause: err })
+          ? new UserError(`${inst.kind ?? "instance"} ${inst.label} is in use: ${err.message}`, {
+              ...err.options,
+              cause: err,
+            })
           : err;
       }
     }

@@ -182,4 +182,44 @@ describe("one runner per fleet, not per runbook file", () => {
     );
     expect(readdirSync(join(state, "locks"))).toEqual([]);
   });
+
+  // an adversarial run: a second runbook, its own fleet, named the first's verifier (which runs one
+  // verification per process); it adopted the first's running check and ended "verified" with the
+  // first's sync RUNNING. The verifier is locked as the instances are (src/journal/fleet-lock.ts)
+  it("two cutovers that name one verifier: the second runner is refused before it sends anything, naming the verifier and the holder", async () => {
+    s = await sim({ instances: 1 });
+    s.control.addFault("lag-floor=30");
+    const other = await sim({ instances: 1 });
+    const root = tempDir();
+    dirs.push(root);
+    try {
+      mkdirSync(join(root, "a"));
+      mkdirSync(join(root, "b"));
+      const a = writeRunbook(join(root, "a"), runbookFor(s, HOLDING));
+      // its own fleet, the first's verifier (spelled localhost: one service, one lock)
+      const b = writeRunbook(
+        join(root, "b"),
+        runbookFor(other, HOLDING).replace(other.verifierUrl, s.verifierUrl.replace("127.0.0.1", "localhost")),
+      );
+      const first = startCli(["run", a, "--renderer", "simple"], { cwd: root });
+      try {
+        await first.waitFor(/waiting \(ready\)|▶ \[2\/2\]/, 20_000);
+        const second = await cli(["run", b, "--renderer", "simple"], { cwd: root });
+        expect(second.code, second.all).toBe(1);
+        expect(second.stderr).toMatch(
+          /verifier http:\/\/localhost:\d+ is in use: another syncbook run \(pid \d+, started [^,]+, runbook .*a\/rb\.yaml\) holds .*verifier-[0-9a-f]{32}\.lock/,
+        );
+        expect(posts(other, "start")).toEqual([0]);
+      } finally {
+        first.child.kill("SIGINT");
+        await first.done;
+      }
+      // the first's run over, its locks released: the second goes
+      const again = await cli(["run", b, "--renderer", "simple", "--to", "start"], { cwd: root });
+      expect(again.code, again.all).toBe(0);
+      expect(posts(other, "start")).toEqual([1]);
+    } finally {
+      await other.close();
+    }
+  }, 60_000);
 });
