@@ -40,6 +40,12 @@ export interface VerifierMemory {
    */
   highestGeneration?: number;
   /**
+   * The highest count of change events the verifier has shown since this verification began (or
+   * its last restart): the count is kept with the verification, so a lower one is another
+   * verification (src/steps/kit/earned.ts `eventsSeen`).
+   */
+  highestEvents?: number;
+  /**
    * The verifier's generation when this verification's writesOff was sent (journaled
    * `verifier.writesOff`): a result comes from a later generation (after writesOff the verifier
    * finishes the generation it is in and runs one more).
@@ -89,6 +95,32 @@ export interface VerifierMemory {
   reversed?: string;
 }
 
+/**
+ * The change events the verifier counted since its verification first started: both sides'
+ * `eventCounts`, summed. migration-verifier v0.2.1 internal/verifier/change_reader.go:
+ * `cumulativeEventCounts` "tallies all change events seen since the verifier first started.
+ * Unlike EventRecorder, this is never reset and is persisted alongside the resume token so it
+ * survives restarts". Undefined where a release shows none.
+ */
+export function eventsSeen(p: VerifierProgress): number | undefined {
+  let sum: number | undefined;
+  for (const side of [p.srcChangeStats, p.dstChangeStats]) {
+    const counts = isRecord(side) ? side.eventCounts : undefined;
+    if (!isRecord(counts)) continue;
+    for (const v of Object.values(counts)) if (typeof v === "number" && Number.isFinite(v)) sum = (sum ?? 0) + v;
+  }
+  return sum;
+}
+
+/** A new process (or an adopted check): the change events it shows now are the floor of its later ones. */
+export function eventsFloor(m: VerifierMemory, p: VerifierProgress | undefined): void {
+  const n = p && eventsSeen(p);
+  if (n === undefined) delete m.highestEvents;
+  else m.highestEvents = n;
+}
+
+const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
+
 /** Forgets the run's verification: a new one begins (the verifier restarted, or none ran yet). */
 export function forgetVerification(m: VerifierMemory): void {
   delete m.baseline;
@@ -98,6 +130,7 @@ export function forgetVerification(m: VerifierMemory): void {
   delete m.writesOffGeneration;
   delete m.writesOffForced;
   delete m.highestGeneration;
+  delete m.highestEvents;
   delete m.resuming;
   delete m.unproven;
   delete m.fromStart;

@@ -12,7 +12,13 @@
  * a check whose verifier could not tell showed a fresh verification or a resumed one, refused
  * (`verifier.origin`); and a `verify` that passed (`verifier.verified`).
  */
-import { reversedVerification, type VerifierAsk, type VerifierMemory } from "../api/verifier-memory.js";
+import {
+  eventsFloor,
+  eventsSeen,
+  reversedVerification,
+  type VerifierAsk,
+  type VerifierMemory,
+} from "../api/verifier-memory.js";
 import type { VerifierProgress } from "../api/types.js";
 import { isObject } from "./format.js";
 
@@ -40,6 +46,7 @@ export function verifierJournal(): VerifierJournal {
     const g = generationOf(progress);
     if (g === undefined) delete memory.highestGeneration;
     else memory.highestGeneration = g;
+    eventsFloor(memory, isObject(progress) ? (progress as VerifierProgress) : undefined);
   };
   return {
     apply(e) {
@@ -97,6 +104,8 @@ export function verifierJournal(): VerifierJournal {
         case "verifier.sampled": {
           const g = generationOf(e.progress);
           if (g !== undefined && g > (memory.highestGeneration ?? -1)) memory.highestGeneration = g;
+          const n = isObject(e.progress) ? eventsSeen(e.progress as VerifierProgress) : undefined;
+          if (n !== undefined && n > (memory.highestEvents ?? -1)) memory.highestEvents = n;
           return;
         }
         case "verifier.writesOff":

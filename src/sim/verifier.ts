@@ -146,6 +146,8 @@ export interface PersistedVerification {
   carry: { special: number; rechecks: number };
   docsAcc: number;
   srcEvents: number;
+  /** The source's writes when this verification first started: its change events count from there. */
+  srcEventsBase: number;
   issuesCounted: number;
   ddlDuring: number;
 }
@@ -213,6 +215,13 @@ export class Verifier {
   #waiting = false;
   #rechecksDone = 0;
   #srcEvents = 0;
+  /**
+   * The source's writes when this verification first started. migration-verifier v0.2.1
+   * internal/verifier/change_reader.go: `cumulativeEventCounts` "tallies all change events seen
+   * since the verifier first started … persisted alongside the resume token so it survives
+   * restarts": a fresh verification (new metadata, --clean) counts from 0, a resumed one goes on.
+   */
+  #srcEventsBase = 0;
   #lastRecheckedAt: number | null = null;
   readonly #partitionsTotal: number;
   readonly #special: number;
@@ -264,6 +273,7 @@ export class Verifier {
       carry: { ...this.#carry },
       docsAcc: this.#docsAcc,
       srcEvents: this.#srcEvents,
+      srcEventsBase: this.#srcEventsBase,
       issuesCounted: this.#issuesCounted,
       ddlDuring: this.ddlDuring,
     };
@@ -338,6 +348,7 @@ export class Verifier {
         this.#carry = { ...r.carry };
         this.#docsAcc = r.docsAcc;
         this.#srcEvents = r.srcEvents;
+        this.#srcEventsBase = r.srcEventsBase;
         this.#issuesCounted = r.issuesCounted;
         this.ddlDuring += r.ddlDuring;
       } else {
@@ -352,6 +363,7 @@ export class Verifier {
         this.#g.failing = this.#issuesCounted;
         this.#g.ddl = this.ddlDuring;
         this.#srcEvents = inputs.sourceWrites(this.t);
+        this.#srcEventsBase = this.#srcEvents;
       }
       this.atSetupEnd = this.progress();
     }
@@ -550,7 +562,7 @@ export class Verifier {
       lagSecs: this.readers ? 0 : null,
       bufferSaturation: 0,
       eventCounts: {
-        insert: this.readers ? Math.round(this.#srcEvents) : 0,
+        insert: this.readers ? Math.round(this.#srcEvents - this.#srcEventsBase) : 0,
         update: 0,
         replace: 0,
         delete: 0,

@@ -159,6 +159,43 @@ describe.concurrent("kill -9 around the verifier's requests, then --resume: noth
     expect(x.s.control.state().verifier.exited, where).toBeNull();
   });
 
+  // an adversarial run: killed after writesOff, the verifier restarted on a new metadata database
+  // and driven by someone else's check and writesOff past the journaled generation; the resume
+  // took that verification for this cutover's and ended verified. Its count of change events is
+  // kept with the verification (migration-verifier v0.2.1 internal/verifier/change_reader.go,
+  // `cumulativeEventCounts`): the other verification's is lower (src/api/verifier-memory.ts `eventsSeen`)
+  it("after writesOff was accepted, the verifier restarted on new metadata and run to its end by someone else: --resume does not call it verified", async () => {
+    const x = await setup(() => START + READY + CHECK + STOP + DRAINED + COMMIT + COMMITTED + VERIFY, {
+      verifyBytesPerSecond: 2 ** 30 / 200,
+    });
+    const run = startCli(runArgs(x), { cwd: x.dir });
+    await run.waitFor(/writesOff → 1\/1 ok/, 30_000);
+    run.child.kill("SIGKILL");
+    const first = await run.done;
+    await x.s.control.restartVerifier({ newMetadata: true });
+    // someone else's check and writesOff, and the verification they start runs to its end
+    const post = (op: string) =>
+      fetch(`${x.s.verifierUrl}/api/v1/${op}`, { method: "POST", body: "{}" }).then((r) => r.text());
+    await post("check");
+    await until("the other check runs", () => x.s.control.state().verifier.phase !== "idle");
+    await post("writesOff");
+    await until(
+      "the other verification ends",
+      () => x.s.control.state().verifier.phase === "idle" && x.s.control.state().verifier.generation > 0,
+      60_000,
+    );
+    const resumed = await cli(runArgs(x, true), { cwd: x.dir });
+    const where = transcript(first, resumed);
+    expect(resumed.code, where).not.toBe(0);
+    expect(resumed.all, where).not.toMatch(/verified: phase idle|· verified/);
+    expect(resumed.all, where).toMatch(
+      /the verifier restarted: a new process answers at .*\(\d+ change events counted, below the \d+ it had shown/,
+    );
+    // no check is sent to a verifier that finished a verification (it would exit)
+    expect(asked(x.s), where).toEqual({ check: 2, writesOff: 2 });
+    expect(x.s.control.state().verifier.exited, where).toBeNull();
+  });
+
   // the journal holds the check's request line and no answer: it may still be on its way until
   // its time limit (src/api/verifier-memory.ts `inFlight`), so the resumed run must not judge it
   // lost from a second of idle progress and send another (facts: a second operational request

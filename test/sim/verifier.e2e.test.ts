@@ -655,6 +655,28 @@ describe("verifier: generations, restarts and releases", () => {
     }
   });
 
+  // migration-verifier v0.2.1 internal/verifier/change_reader.go: cumulativeEventCounts "tallies all
+  // change events seen since the verifier first started. Unlike EventRecorder, this is never reset
+  // and is persisted alongside the resume token so it survives restarts"
+  it("change events counted since the verification first started: from 0 on new metadata, carried by a resumed one", async () => {
+    sim = await frozen();
+    await toCea(sim);
+    await checkAndSetUp(sim);
+    const events = async () =>
+      ((await verifierProgress(sim)).srcChangeStats as { eventCounts: { insert: number } }).eventCounts.insert;
+    expect(await events()).toBe(0);
+    sim.control.advance(5);
+    const seen = await events();
+    expect(seen).toBeGreaterThan(0);
+    await restart(sim, { clean: false });
+    await checkAndSetUp(sim);
+    expect(sim.control.state().verifier).toMatchObject({ resumed: true });
+    expect(await events()).toBeGreaterThanOrEqual(seen);
+    await restart(sim, { newMetadata: true });
+    await checkAndSetUp(sim);
+    expect(await events()).toBe(0);
+  });
+
   it("the restart control refuses a body it does not know", async () => {
     sim = await frozen();
     expect((await restart(sim, { clean: "no" })).status).toBe(400);

@@ -30,6 +30,8 @@ import {
   verifierEarned,
 } from "../../src/steps/kit/earned.js";
 import { ServiceError, TransportError } from "../../src/api/index.js";
+import { eventsSeen } from "../../src/api/verifier-memory.js";
+import { verifierJournal } from "../../src/journal/verifier.js";
 
 const status = (totalTasks: number, completedTasks = totalTasks) => ({
   totalTasks,
@@ -92,6 +94,50 @@ describe("reading the verifier", () => {
     );
     // without a generation nothing tells a restart from an end (judged as a result: not one)
     expect(newProcess(m, { phase: "idle", error: null, verificationStatus: status(3) })).toBeUndefined();
+  });
+
+  // migration-verifier v0.2.1 internal/verifier/change_reader.go: cumulativeEventCounts "tallies all
+  // change events seen since the verifier first started … persisted alongside the resume token so
+  // it survives restarts". An adversarial run: a verifier restarted on new metadata, run past the
+  // journaled generation by someone else, was taken for this cutover's
+  it("a new process: fewer change events counted than the highest seen (both sides summed), whatever its generation", () => {
+    const counts = (src: number, dst = 0, extra: Record<string, unknown> = {}) => ({
+      srcChangeStats: { eventsPerSecond: 0, eventCounts: { insert: src, update: 0, delete: 0 } },
+      dstChangeStats: { eventCounts: { insert: dst, update: 0 }, ...extra },
+    });
+    expect(eventsSeen({ ...DONE, ...counts(70, 5) })).toBe(75);
+    expect(eventsSeen(DONE)).toBeUndefined();
+    expect(eventsSeen({ ...DONE, srcChangeStats: { eventCounts: { insert: "x", update: 2 } } })).toBe(2);
+    expect(
+      eventsSeen({ ...DONE, srcChangeStats: { eventCounts: [1, 2] }, dstChangeStats: null as never }),
+    ).toBeUndefined();
+    const m: VerifierMemory = { highestGeneration: 3 };
+    observeVerifier(m, { ...RUNNING, ...counts(70, 5) });
+    expect(m.highestEvents).toBe(75);
+    observeVerifier(m, { ...RUNNING, ...counts(10) });
+    observeVerifier(m, RUNNING);
+    expect(m.highestEvents).toBe(75);
+    const none: VerifierMemory = {};
+    observeVerifier(none, RUNNING);
+    expect("highestEvents" in none).toBe(false);
+    expect(newProcess(m, { ...DONE, ...counts(75) })).toBeUndefined();
+    expect(newProcess(m, { ...DONE, ...counts(80) })).toBeUndefined();
+    expect(newProcess(m, DONE)).toBeUndefined();
+    expect(newProcess(m, { ...DONE, generation: 9, ...counts(74) })).toBe(
+      "74 change events counted, below the 75 it had shown (the count is kept with the verification: another verification, on other metadata or after --clean)",
+    );
+    // none seen before: nothing to compare
+    expect(newProcess({ highestGeneration: 3 }, { ...DONE, ...counts(0) })).toBeUndefined();
+    // the journal's fold keeps the highest too, and a restart followed starts it again
+    const j = verifierJournal();
+    const sampled = (progress: VerifierProgress) => ({ type: "verifier.sampled", seq: 1, at: 1, progress }) as never;
+    j.apply(sampled({ ...RUNNING, ...counts(70, 5) }));
+    j.apply(sampled({ ...RUNNING, ...counts(3) }));
+    expect(j.state().highestEvents).toBe(75);
+    j.apply({ type: "verifier.restarted", seq: 2, at: 2, progress: { ...FRESH, ...counts(0) }, why: "x" });
+    expect(j.state().highestEvents).toBe(0);
+    j.apply({ type: "verifier.restarted", seq: 3, at: 3, progress: FRESH, why: "x" });
+    expect(j.state().highestEvents).toBeUndefined();
   });
 
   it("an empty HTTP 500 to progress is the old releases' 'not started'; a non-empty one, or another status, is not", () => {

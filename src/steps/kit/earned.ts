@@ -26,6 +26,7 @@
  */
 import { generationDocs } from "../../api/progress.js";
 import type { VerifierProgress } from "../../api/types.js";
+import { eventsSeen } from "../../api/verifier-memory.js";
 import { verifierDocsText } from "../../text.js";
 import { formatDuration } from "../../runbook/duration.js";
 import type { VerifierNeed, VerifierStanding } from "../../fleet/index.js";
@@ -98,13 +99,21 @@ export function newProcess(m: VerifierMemory, p: VerifierProgress): string | und
       : "phase idle, generation 0, with tasks: a process before its check, showing the counters its metadata holds (with or without --clean: they look the same until a check)";
   }
   // no highest generation yet: NaN, below which nothing is
-  return g < (hi ?? NaN) ? `generation ${g}, below the ${hi} it had shown` : undefined;
+  if (g < (hi ?? NaN)) return `generation ${g}, below the ${hi} it had shown`;
+  const n = eventsSeen(p);
+  // an adversarial run: killed during verify, the verifier restarted on new metadata and driven by
+  // someone else's check and writesOff past the journaled generation; the resume called it verified
+  return (n ?? NaN) < (m.highestEvents ?? NaN)
+    ? `${n} change events counted, below the ${m.highestEvents} it had shown (the count is kept with the verification: another verification, on other metadata or after --clean)`
+    : undefined;
 }
 
-/** Every read of the verifier's progress moves the highest generation seen (a lower one is a new process). */
+/** Every read of the verifier's progress moves the highest generation and event count seen (lower ones are a new process). */
 export function observeVerifier(m: VerifierMemory, p: VerifierProgress): void {
   const g = p.generation;
   if (typeof g === "number" && g > (m.highestGeneration ?? -1)) m.highestGeneration = g;
+  const n = eventsSeen(p);
+  if (n !== undefined) m.highestEvents = Math.max(n, m.highestEvents ?? n);
 }
 
 /**

@@ -29,7 +29,7 @@ import {
   type VerifierProgress,
 } from "../../api/index.js";
 import { generationDocs } from "../../api/progress.js";
-import { forgetVerification } from "../../api/verifier-memory.js";
+import { eventsFloor, forgetVerification } from "../../api/verifier-memory.js";
 import { errorMessage } from "../../errors.js";
 import { instanceLabel } from "../../events.js";
 import type { FailingCondition } from "../../fleet/index.js";
@@ -330,6 +330,7 @@ export function followRestart(ctx: StepContext, t: VerifierTools, p: VerifierPro
   delete m.writesOff;
   delete m.writesOffGeneration;
   m.highestGeneration = p.generation ?? 0;
+  eventsFloor(m, p);
   m.resuming = true;
   m.restarts = (m.restarts ?? 0) + 1;
   const seen = `the verifier restarted: a new process answers at ${new Date().toISOString()} (${why}; ${describeVerifier(p)})`;
@@ -584,6 +585,7 @@ async function beginCheck(ctx: StepContext, t: VerifierTools, sent: number): Pro
     m.adopted = true;
     m.fromStart = fromStart;
     m.highestGeneration = base.generation ?? 0;
+    eventsFloor(m, base);
     m.check = { answered: "ok", at: Date.now() };
     ctx.run.emit("log", {
       level: "warn",
