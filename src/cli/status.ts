@@ -357,10 +357,15 @@ export function formatStatus(st: Status): string[] {
       lines.push(`  writes: ${writeStopWords(j, st.at)}`);
     // an instance stopped during the commit: the verification is lost whatever comes next
     // (src/fleet/window.ts `StoppedInCommit`), said before the ways on
-    if (j.stoppedInCommit)
-      lines.push(
-        `  commit: ${stoppedInCommitWords({ ...j.stoppedInCommit, at: Date.parse(j.stoppedInCommit.at), since: Date.parse(j.stoppedInCommit.since ?? j.stoppedInCommit.at) })}${j.writesOnSince ? "; its writesOn hook ran all the same" : ""}`,
-      );
+    if (j.stoppedInCommit) {
+      const { at, since, ...stopped } = j.stoppedInCommit;
+      const words = stoppedInCommitWords({
+        ...stopped,
+        at: Date.parse(at),
+        ...(since !== undefined ? { since: Date.parse(since) } : {}),
+      });
+      lines.push(`  commit: ${words}${j.writesOnSince ? "; its writesOn hook ran all the same" : ""}`);
+    }
     // the ways on (src/run/status.ts `nextOffer`); after a failed undo they were said above
     if (j.next && !j.writesUndoFailed)
       for (const l of nextLines(runbookArg({ file: st.file }), j.next)) lines.push(`  ${l}`);

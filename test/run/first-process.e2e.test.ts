@@ -243,7 +243,7 @@ async function saidAfterRefusal(s: Simulator, steps: string, events: readonly Ru
     expect(st.journal?.next?.notes?.[0]).toBe(STOPPED_IN_COMMIT_NOTE);
     const said = formatStatus(st).join("\n");
     expect(said).toMatch(
-      / {2}commit: sync0 refused its progress read \(no process listening\) at .*the entire migration must be restarted/,
+      / {2}commit: sync0 refused its progress read \(no process listening\) at [^,]*, during the commit and before the destination took writes: the documentation says .*the entire migration must be restarted/,
     );
     expect(said).not.toMatch(/--resume\n/);
     // the watch page, folded from the same events: the state left says it, the way on is the forced one
