@@ -107,7 +107,7 @@ export function eventsSeen(p: VerifierProgress): number | undefined {
   for (const side of [p.srcChangeStats, p.dstChangeStats]) {
     const counts = isRecord(side) ? side.eventCounts : undefined;
     if (!isRecord(counts)) continue;
-    for (const v of Object.values(counts)) if (typeof v === "number" && Number.isFinite(v)) sum = (sum ?? 0) + v;
+    for (const v of Object.values(counts)) if (Number.isFinite(v)) sum = (sum ?? 0) + (v as number);
   }
   return sum;
 }
