@@ -381,7 +381,15 @@ export function formatStatus(st: Status): string[] {
       lines.push(`  verifier: the run refused the verification its check resumed: ${j.verifier.refused}`);
     // "not verified" matters once a commit may have happened (or a reverse undid what was verified);
     // an aborted or failed run before it says nothing
-    if (j.verifier && (j.verifier.verified || j.finished?.committed !== false || j.verifier.reversed !== undefined))
+    if (j.stoppedInCommit)
+      // the one rule: never verified once an instance stopped during the commit (earned.ts)
+      lines.push(
+        `  verification: ${verificationText(verification(j.verifier?.verified === true, [], undefined, j.stoppedInCommit))}`,
+      );
+    else if (
+      j.verifier &&
+      (j.verifier.verified || j.finished?.committed !== false || j.verifier.reversed !== undefined)
+    )
       lines.push(
         `  verification: ${
           j.verifier.verified

@@ -505,6 +505,7 @@ export class ReportBuilder {
       earned !== undefined,
       steps.map((s) => s.kind),
       model.cutover.verificationReversed,
+      model.windows.at(-1)?.stoppedInCommit,
     );
     if (!v.verified) return { verified: false, why: v.why };
     return {

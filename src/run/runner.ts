@@ -394,6 +394,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     memory.verifier.verified !== undefined,
     steps.map((s) => s.kind),
     memory.verifier.reversed,
+    run.window.stoppedInCommit(),
   );
   // the cutover, not only this run: its time across runs, its write-stop window (folded from the
   // earlier runs' events and this run's), and writes left stopped, said in words by every output

@@ -8,7 +8,7 @@
  * commit's; the documentation says the migration must then be restarted to be verified
  * (src/fleet/window.ts `StoppedInCommit`). The built CLI against the simulator over loopback.
  */
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cli, startCli } from "../support/run.js";
@@ -80,6 +80,37 @@ describe("an instance restarted during the commit while no runner was alive", ()
     expect(fresh.code, fresh.all).toBe(3);
     expect(fresh.all).toMatch(/fleet-idle/);
     expect(s.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED", "COMMITTED"]);
+  }, 120_000);
+
+  // "If mongosync stops during commit, before the /progress endpoint reports canWrite: true, you
+  // must restart the entire migration to ensure that it's verified" (docs-cluster-to-cluster-sync
+  // source/includes/fact-verification.rst): a verify that passes after it does not ensure it
+  it("forced on (--force=stopped-in-commit), the cutover is never verified: the run's end, status and the report say why", async () => {
+    const { s, dir } = await restartedUnwatched(
+      START + READY + STOP + DRAINED + COMMIT + COMMITTED + APP_ON + "  - { id: verify, verify: {} }\n",
+    );
+    const refused = await cli(["run", "rb.yaml", "--renderer", "simple", "--resume"], { cwd: dir });
+    expect(refused.code, refused.all).toBe(3);
+    const forced = await cli(
+      ["run", "rb.yaml", "--renderer", "simple", "--resume", "--force=stopped-in-commit", "--report", "rep"],
+      { cwd: dir },
+    );
+    // the simulator's verifier finds what the restart during the commit left behind; whatever it
+    // finds, the cutover's verdict says why it cannot be verified
+    expect(forced.code, forced.all).toBe(1);
+    expect(forced.all).toMatch(
+      /· not verified \(sync0 stopped during the commit before the destination took writes: the documentation says the entire migration must then be restarted to ensure that it is verified\)/,
+    );
+    expect(s.control.state().writes.enabled).toBe(true);
+    const report = JSON.parse(readFileSync(join(dir, "rep", "report.json"), "utf8")) as {
+      verification: { verified: boolean; why?: string };
+    };
+    expect(report.verification).toMatchObject({
+      verified: false,
+      why: expect.stringMatching(/^sync0 stopped during the commit/),
+    });
+    const status = await cli(["status", "rb.yaml"], { cwd: dir });
+    expect(status.all).toMatch(/ {2}verification: not verified \(sync0 stopped during the commit/);
   }, 120_000);
 
   it("a runbook with no writes-on hook: the resume ends ok, and its end says the instance restarted and the migration must be restarted", async () => {

@@ -462,6 +462,21 @@ describe("verification: verified only when a verify step passed on this cutover'
     });
     expect(verification(true, ["verify"], "rollback")).toEqual({ verified: true });
   });
+
+  // docs-cluster-to-cluster-sync source/includes/fact-verification.rst: "If mongosync stops during
+  // commit, before the /progress endpoint reports canWrite: true, you must restart the entire
+  // migration to ensure that it's verified"
+  it("never verified once an instance stopped during the commit, a verify that passed included, with every instance named", () => {
+    expect(verification(true, ["verify"], undefined, { instance: "sync1" })).toEqual({
+      verified: false,
+      why: "sync1 stopped during the commit before the destination took writes: the documentation says the entire migration must then be restarted to ensure that it is verified, whatever the verify step said",
+    });
+    expect(verification(false, ["verify"], "rollback", { instance: "a", also: ["b", "c"] })).toEqual({
+      verified: false,
+      why: "a, b, c stopped during the commit before the destination took writes: the documentation says the entire migration must then be restarted to ensure that it is verified",
+    });
+    expect(verification(true, ["verify"], undefined, undefined)).toEqual({ verified: true });
+  });
 });
 
 // issue 36, point 3: what the guard says (verify's judge and its adoption refusal use it)

@@ -293,12 +293,25 @@ export function verifierEarned(m: VerifierMemory, p: VerifierProgress): Verifier
  * the journal); a cutover without it is "not verified", never "safe" (the cutover page: "Before
  * you switch your application workload to the destination cluster, you should always verify a
  * successful sync", mongodb/docs content/mongosync/current/source/reference/cutover-process.txt).
+ *
+ * Never verified once an instance was seen stopped during the commit (`stopped`, src/fleet/window.ts
+ * `StoppedInCommit`), whatever a verify said: "If mongosync stops during commit, before the
+ * /progress endpoint reports canWrite: true, you must restart the entire migration to ensure that
+ * it's verified" (mongodb/docs-cluster-to-cluster-sync source/includes/fact-verification.rst). The
+ * reading that fails safe: a verify that passed does not ensure it (a forced resume ran it, and
+ * every output said "verified").
  */
 export function verification(
   verified: boolean,
   kinds: readonly string[],
   reversed?: string,
+  stopped?: { instance: string; also?: readonly string[] | undefined },
 ): { verified: true } | { verified: false; why: string } {
+  if (stopped)
+    return {
+      verified: false,
+      why: `${[stopped.instance, ...(stopped.also ?? [])].join(", ")} stopped during the commit before the destination took writes: the documentation says the entire migration must then be restarted to ensure that it is verified${verified ? ", whatever the verify step said" : ""}`,
+    };
   if (verified) return { verified: true };
   return {
     verified: false,
