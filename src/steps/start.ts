@@ -8,7 +8,7 @@ import type { StartRequest } from "../runbook/types.js";
 import { keyed, toEach, type StepKindDef } from "./kit/define.js";
 import { checkIdentity, checkInterlock, readFleet, sendCommand, stateOrWhyNot } from "./kit/fleet-ops.js";
 import { poll } from "./kit/poll.js";
-import { COMMAND_IMPOSSIBLE_STATE, commandPossible, resultOf } from "./kit/sequence.js";
+import { COMMAND_IMPOSSIBLE_STATE, commandPossible, resultOf, shardedWithoutEmbedded } from "./kit/sequence.js";
 import type { StepContext } from "./kit/context.js";
 import type { FleetSnapshot, InstanceSample } from "../fleet/index.js";
 import { commandTargets } from "./kit/targets.js";
@@ -90,10 +90,12 @@ export const start: StepKindDef<StartRequest> = {
     // before the first command lint's model is IDLE whenever the runbook has a start, so this first
     // start is always possible: the call reports it should a model ever say otherwise
     commandPossible(at, "start");
-    // the embedded verifier (1.9+, on unless the start turns it off) checks until commit
+    // the embedded verifier (1.9+, on unless the start turns it off; before 1.10 not with a
+    // sharded cluster) checks until commit
     const embedded =
-      b.verification?.enabled === true ||
-      (b.verification?.enabled !== false && at.atLeast(BEHAVIOUR.embeddedVerifier.since));
+      !shardedWithoutEmbedded(b, at) &&
+      (b.verification?.enabled === true ||
+        (b.verification?.enabled !== false && at.atLeast(BEHAVIOUR.embeddedVerifier.since)));
     f.states = started;
     f.canCommitSeen = false;
     f.streamHashingSeen = false;

@@ -13,7 +13,14 @@ import { canWriteInstance, noCanWriteReason } from "../runbook/can-write.js";
 import type { WaitForBody } from "../runbook/types.js";
 import { BEHAVIOUR, STATES, serviceAtLeast } from "../api/versions.js";
 import { keyed, toEach, type StepKindDef } from "./kit/define.js";
-import { CEA, closure, narrow, type SequenceOutcome, type SequenceStep } from "./kit/sequence.js";
+import {
+  CEA,
+  closure,
+  narrow,
+  shardedWithoutEmbedded,
+  type SequenceOutcome,
+  type SequenceStep,
+} from "./kit/sequence.js";
 import { waitUntil } from "./kit/wait.js";
 import { memoryWhyNot, verifierEarned } from "./kit/earned.js";
 import { StepFailure, type StepContext } from "./kit/context.js";
@@ -159,6 +166,8 @@ function embeddedNever(c: ConditionModel, at: SequenceStep): string | undefined 
   const starts = at.runbook.steps.flatMap((s) => ("start" in s && s.start ? [s.start] : []));
   if (e.phase !== "not started" && starts.length > 0 && starts.every((b) => b.verification?.enabled === false))
     return "the start turns the embedded verifier off (`verification: { enabled: false }`), so its phases stay `not started`";
+  if (e.phase !== "not started" && starts.length > 0 && starts.every((b) => shardedWithoutEmbedded(b, at)))
+    return `the embedded verifier does not support sharded clusters before service ${BEHAVIOUR.embeddedVerifier.shardedSince}: the migration includes one and mongosync disables it (the runbook declares ${at.runbook.serviceVersion}), so its phases stay \`not started\``;
   return undefined;
 }
 

@@ -521,6 +521,32 @@ describe('verification in the documented order (service facts: "The recommended 
       "wait-never-holds",
     ]);
   });
+
+  // docs-cluster-to-cluster-sync v1.9 source/includes/fact-verifier-limitations.rst: "The verifier
+  // doesn't support sharded clusters. If the migration includes a sharded cluster, mongosync
+  // disables the verifier" (gone from v1.10's page). An adversarial run: no word of it on 1.9 sharded
+  it("on 1.9 a migration that includes a sharded cluster has no embedded verifier: a wait on its phases never holds; from 1.10 it does", async () => {
+    const wait = '  - waitFor: { verification: { phase: "stream hashing", lagBelow: 5 } }\n';
+    const steps = START + READY + wait + STOP + COMMIT + VERIFY;
+    const sharded = (yaml: string): string =>
+      yaml.replace(/(cluster[01]): \{ topology: replicaSet/g, "$1: { topology: sharded, shards: 2");
+    const yaml = atVersion(sharded(runbook(steps)), "1.9.0");
+    // and the commit is not asked to wait for its stream hashing
+    expect(await problems(yaml)).toEqual(["wait-never-holds"]);
+    const { rules } = await lintYaml(yaml);
+    expect(rules.find((x) => x.rule === "wait-never-holds")!.message).toContain(
+      "the embedded verifier does not support sharded clusters before service 1.10: the migration includes one and mongosync disables it (the runbook declares 1.9.0)",
+    );
+    expect(await problems(atVersion(sharded(runbook(START + READY + STOP + COMMIT + VERIFY)), "1.9.0"))).toEqual([]);
+    expect(await problems(atVersion(sharded(runbook(steps)), "1.10.0"))).toEqual([]);
+    expect(await problems(atVersion(sharded(runbook(START + READY + STOP + COMMIT + VERIFY)), "1.10.0"))).toEqual([
+      "commit-without-stream-hashing-wait",
+    ]);
+    // replica sets on 1.9, and a wait for "not started", hold
+    expect(await problems(atVersion(runbook(steps), "1.9.0"))).toEqual([]);
+    const notStarted = '  - waitFor: { verification: { phase: "not started" } }\n';
+    expect(await problems(atVersion(sharded(runbook(START + notStarted)), "1.9.0"))).toEqual([]);
+  });
 });
 
 // the cutover page's first step (mongodb/docs content/mongosync/current/source/reference/cutover-process.txt):

@@ -14,7 +14,7 @@
 import type { RuleInfo } from "../../diagnostics.js";
 import { COMMAND_EFFECT, closeStates, type CommandOperation } from "../../api/commands.js";
 import type { SyncState } from "../../api/types.js";
-import { ALL_STATES } from "../../api/versions.js";
+import { ALL_STATES, BEHAVIOUR } from "../../api/versions.js";
 import type { ConditionModel } from "../../fleet/index.js";
 import type { Runbook, Step } from "../../runbook/types.js";
 
@@ -218,3 +218,19 @@ export function narrow(states: Set<SyncState>, c: ConditionModel): { feasible: S
 
 /** A step that changes nothing lint models. */
 export const unchanged = (at: SequenceStep): SequenceOutcome => ({ ok: at.flow });
+
+/**
+ * The migration includes a sharded cluster on a service before 1.10: there mongosync runs no
+ * embedded verifier, whatever the start says. docs-cluster-to-cluster-sync v1.9 (@5fb41de2)
+ * source/includes/fact-verifier-limitations.rst: "The verifier doesn't support sharded clusters.
+ * If the migration includes a sharded cluster, mongosync disables the verifier" (gone from v1.10's
+ * page, @c1cef224). Undeclared versions are not judged.
+ */
+export function shardedWithoutEmbedded(b: { source: string; destination: string }, at: SequenceStep): boolean {
+  const sharded = (name: string): boolean => at.runbook.clusters?.[name]?.topology === "sharded";
+  return (
+    at.runbook.serviceVersion !== undefined &&
+    !at.atLeast(BEHAVIOUR.embeddedVerifier.shardedSince) &&
+    (sharded(b.source) || sharded(b.destination))
+  );
+}
