@@ -155,6 +155,8 @@ export interface RunEventMap {
      */
     verified?: boolean;
     unverified?: string;
+    /** Verified with the check's filter (JSON): only the documents it matches. */
+    verifiedFilter?: string;
     message?: string;
     durationMs: number;
     /** A command that reached part of the fleet and was refused by the rest (`commit reached 2 of 3 instances …`). */
@@ -342,6 +344,8 @@ export interface RunEventMap {
      * so not verified (the reading that fails safe).
      */
     fromStart?: boolean;
+    /** The check went with this filter (JSON): it compares only the documents the filter matches. */
+    filter?: string;
   };
   /**
    * The first answer that shows this run's check, where the answer before it could not tell: a
@@ -350,12 +354,19 @@ export interface RunEventMap {
    */
   "verifier.origin": { index: number; id: string; progress: VerifierProgress; ours: boolean; why: string };
   /** A `verify` step passed on this cutover's verification result (src/steps/kit/earned.ts). */
-  "verifier.verified": { index: number; id: string; progress: VerifierProgress; writesOffGeneration: number };
+  "verifier.verified": {
+    index: number;
+    id: string;
+    progress: VerifierProgress;
+    writesOffGeneration: number;
+    /** The check's filter (JSON): verified are only the documents it matches. */
+    filter?: string;
+  };
   /**
    * writesOff is about to be sent while the verifier shows `generation` (the highest since the
    * verification began): a result must come from a later generation. `--resume` reads it.
+   * `forced`: sent with the application's writes not known stopped (the `writes-stopped` interlock forced).
    */
-  /** `forced`: sent with the application's writes not known stopped (the `writes-stopped` interlock forced). */
   "verifier.writesOff": { index: number; id: string; generation: number; forced?: true };
   /**
    * A new verifier process answers (a generation below the highest seen, or idle at generation 0

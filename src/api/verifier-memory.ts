@@ -58,6 +58,12 @@ export interface VerifierMemory {
    * report said SUCCEEDED · VERIFIED with the sync RUNNING and writes on).
    */
   writesOffForced?: boolean;
+  /**
+   * This verification's check went with a filter (JSON, journaled on `verifier.baseline`): the
+   * check is "to only check documents within that filter" (migration-verifier README.md, v0.2.1),
+   * so a result verifies those alone, and every output says so.
+   */
+  filter?: string;
   /** The verifier restarted during this verification: its next check resumes the persisted one. */
   resuming?: boolean;
   /** Restarts seen during this run's verifications (journaled `verifier.restarted`). */
@@ -129,6 +135,7 @@ export function forgetVerification(m: VerifierMemory): void {
   delete m.writesOff;
   delete m.writesOffGeneration;
   delete m.writesOffForced;
+  delete m.filter;
   delete m.highestGeneration;
   delete m.highestEvents;
   delete m.resuming;

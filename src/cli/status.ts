@@ -17,7 +17,7 @@ import { readinessLine, readinessSummary } from "../model/readiness.js";
 import { fleetStatesLine, highestLagLine, SUMMARY_ABOVE } from "../model/fleet-summary.js";
 import { CUT_OFF_WORDS } from "../model/fold.js";
 import { COMMIT_IN_DOUBT_WORDS, reverseInDoubtWords, runEndWords, windowEndWords } from "../writes-words.js";
-import { verification, verificationText, WRITES_OFF_FORCED } from "../steps/kit/earned.js";
+import { filteredWords, verification, verificationText, WRITES_OFF_FORCED } from "../steps/kit/earned.js";
 import { stderr, stdout } from "./execute.js";
 import { lintCommand } from "../next-run.js";
 import { shellCommand } from "../text.js";
@@ -393,7 +393,7 @@ export function formatStatus(st: Status): string[] {
       lines.push(
         `  verification: ${
           j.verifier.verified
-            ? "verified (a verify step passed on this cutover's result)"
+            ? `verified (a verify step passed on this cutover's result${j.verifier.filter !== undefined ? `; ${filteredWords(j.verifier.filter)}` : ""})`
             : j.verifier.reversed !== undefined
               ? verificationText(verification(false, [], j.verifier.reversed))
               : "not verified (no verify step passed on this cutover's result)"

@@ -217,7 +217,8 @@ export function createRunSummary() {
           ? `${windowLengthWords(finished.window)} (the window opened in an earlier run of the cutover)`
           : "writes were not stopped in this run",
     ]);
-    if (verified !== undefined) facts.push(["verified", verificationText({ verified, why })]);
+    if (verified !== undefined)
+      facts.push(["verified", verificationText({ verified, why, filter: finished?.verifiedFilter })]);
     facts.push(["verifier", verifierResult(verdict, verifier)]);
     if (polls)
       facts.push(["progress reads", `${polls.count}${polls.failed ? ` (${polls.failed} failed)` : ", none failed"}`]);

@@ -71,6 +71,8 @@ export function verifierJournal(): VerifierJournal {
           // absent (an older syncbook's journal): not known, so no result is verified (earned.ts notFromStart)
           if (e.fromStart === true) memory.fromStart = true;
           else delete memory.fromStart;
+          if (typeof e.filter === "string") memory.filter = e.filter;
+          else delete memory.filter;
           return;
         case "verifier.origin":
           delete memory.unproven;

@@ -302,7 +302,8 @@ export interface CutoverModel {
      * of the run that passed it is not folded). Whether that makes the cutover verified is
      * src/steps/kit/earned.ts `verification`'s to say (the report asks it).
      */
-    verified?: { at?: number; step?: string };
+    /** `filter`: the check's (JSON), which verified only the documents it matches. */
+    verified?: { at?: number; step?: string; filter?: string };
     /** A reverse was sent since the verification began (its step id): the verification no longer counts. */
     verificationReversed?: string;
     /**

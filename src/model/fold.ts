@@ -121,9 +121,9 @@ export class CutoverFold {
    * A `verify` that passed on the verification the runs that count hold (`verifier.verified`), its
    * time and step; neither for one a `--from` run carried from a journal this fold does not hold.
    */
-  #verified: { at?: number; step?: string } | undefined;
+  #verified: { at?: number; step?: string; filter?: string } | undefined;
   /** `#verified` as it stood before the last run that began from what it carried alone (below). */
-  #verifiedBefore: { at?: number; step?: string } | undefined;
+  #verifiedBefore: { at?: number; step?: string; filter?: string } | undefined;
   /** A reverse sent since the last verification began, its step: the verification no longer counts. */
   #verificationReversed: string | undefined;
   /**
@@ -419,7 +419,7 @@ export class CutoverFold {
         this.#verificationReversed = undefined;
         break;
       case "verifier.verified":
-        this.#verified = { at: e.at, step: e.id };
+        this.#verified = { at: e.at, step: e.id, ...(typeof e.filter === "string" ? { filter: e.filter } : {}) };
         break;
       case "verifier.carried":
         // a --from run goes on with the memory of the journal it continued, whole, as its run and

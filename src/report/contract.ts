@@ -302,7 +302,8 @@ export interface Report {
    * neither when a `--from` run carried it, `verifier.carried`, from an earlier journal this report
    * does not hold); otherwise `verified: false` and why. A report never calls a cutover without it safe.
    */
-  verification: { verified: boolean; why?: string; t?: number; step?: string };
+  /** `filter`: verified with the check's filter (JSON), only the documents it matches. */
+  verification: { verified: boolean; why?: string; t?: number; step?: string; filter?: string };
   message?: string;
   /** The last run was `--abort`: the operator called the cutover off (its undos ran, nothing was sent). */
   aborted?: true;

@@ -14,7 +14,7 @@ import type { ProgressSample, Report, ReportPrompt, ReportRequest, ReportRun, Re
 import { describeVersionSeen } from "./service-version.js";
 import { ganttChart, lineChart, seriesColor, type ChartMarker, type ChartSeries } from "./svg.js";
 import { SHARE_WORDS, WINDOW_SHARES, describeWindow, type WindowShare } from "../fleet/window.js";
-import { opensWriteStop } from "../steps/index.js";
+import { filteredWords, opensWriteStop } from "../steps/index.js";
 import { nextAfterFailedUndo, writesStillStopped, type UndoLeftStopped } from "../ui/format.js";
 import { runbookArg } from "../next-run.js";
 import { COMMIT_IN_DOUBT_WORDS, abortWords, reverseInDoubtWords, runEndWords } from "../writes-words.js";
@@ -209,7 +209,7 @@ function banner(report: Report): string {
         detail = `The last run ended ok at --to ${to}, before the runbook's end: the steps after it have not run, and the cutover goes on (--resume): syncbook status ${runbookOf(report)} shows where, and the command that continues it.`;
         break;
       }
-      headline = `${report.committed ? "COMMITTED" : "SUCCEEDED"}${report.verification.verified ? " · VERIFIED" : " · NOT VERIFIED"}`;
+      headline = `${report.committed ? "COMMITTED" : "SUCCEEDED"}${report.verification.verified ? (report.verification.filter !== undefined ? " · VERIFIED (FILTERED)" : " · VERIFIED") : " · NOT VERIFIED"}`;
       const trouble = troubleOnTheWay(report);
       detail = trouble.length
         ? `${report.committed ? "The sync was committed" : "The last run finished"}, though not every step succeeded on the way: ${trouble.join("; ")}.`
@@ -218,7 +218,7 @@ function banner(report: Report): string {
           : "Every step succeeded.";
       // never "every step succeeded" alone where nothing verified the cutover (src/steps/kit/earned.ts)
       detail += report.verification.verified
-        ? " A verify step passed on this cutover's verification result."
+        ? ` A verify step passed on this cutover's verification result${report.verification.filter !== undefined ? `, which covers ${filteredWords(report.verification.filter)}` : ""}.`
         : ` It is not verified: ${report.verification.why ?? "no verification was earned"}; the documentation says to always verify a successful sync before moving the application.`;
       break;
     }

@@ -506,10 +506,12 @@ export class ReportBuilder {
       steps.map((s) => s.kind),
       model.cutover.verificationReversed,
       model.windows.at(-1)?.stoppedInCommit,
+      earned?.filter,
     );
     if (!v.verified) return { verified: false, why: v.why };
     return {
       verified: true,
+      ...(v.filter !== undefined ? { filter: v.filter } : {}),
       ...(earned?.at !== undefined ? { t: this.#t(earned.at) } : {}),
       ...(earned?.step !== undefined ? { step: earned.step } : {}),
     };

@@ -45,6 +45,8 @@ export interface RunResult {
   /** A `verify` step passed on this cutover's result (src/steps/kit/earned.ts); `unverified`: why not. */
   verified: boolean;
   unverified?: string;
+  /** Verified with the check's filter (JSON): only the documents it matches. */
+  verifiedFilter?: string;
   /** A command that reached part of the fleet and was refused by the rest (`--resume` completes it). */
   split?: string;
   /** `--abort` ended it: no step ran, the open undos did. */
@@ -395,6 +397,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     steps.map((s) => s.kind),
     memory.verifier.reversed,
     run.window.stoppedInCommit(),
+    memory.verifier.filter,
   );
   // the cutover, not only this run: its time across runs, its write-stop window (folded from the
   // earlier runs' events and this run's), and writes left stopped, said in words by every output
@@ -418,7 +421,11 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     ...(!memory.commitAccepted && memory.reversed !== undefined ? { reversed: memory.reversed } : {}),
     ...(memory.reverseInDoubt !== undefined ? { reverseInDoubt: memory.reverseInDoubt } : {}),
     verified: checked.verified,
-    ...(checked.verified ? {} : { unverified: checked.why }),
+    ...(checked.verified
+      ? checked.filter !== undefined
+        ? { verifiedFilter: checked.filter }
+        : {}
+      : { unverified: checked.why }),
     durationMs,
     ...(failure ? { message: failure.message } : {}),
     ...(memory.split ? { split: memory.split } : {}),
@@ -462,7 +469,11 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     ...(inDoubt ? { commitInDoubt: true as const } : {}),
     ...(!memory.commitAccepted && memory.reversed !== undefined ? { reversed: memory.reversed } : {}),
     verified: checked.verified,
-    ...(checked.verified ? {} : { unverified: checked.why }),
+    ...(checked.verified
+      ? checked.filter !== undefined
+        ? { verifiedFilter: checked.filter }
+        : {}
+      : { unverified: checked.why }),
     ...(memory.split ? { split: memory.split } : {}),
     ...(opts.abort ? { aborted: true } : {}),
     ...(stopUndoless ? { stopUndoless: stopUndoless.id } : {}),

@@ -220,6 +220,8 @@ export interface JournalStatus {
     verified: boolean;
     /** A reverse was sent since the last verification began (its step): nothing before it counts. */
     reversed?: string;
+    /** The verification's check went with this filter (JSON): it checks only the documents it matches. */
+    filter?: string;
   };
   /**
    * The last stopWrites hook started and never ended (its runner killed in it): it may have stopped
@@ -943,6 +945,7 @@ async function readJournalStatus(
       ...(v.refused !== undefined ? { refused: v.refused } : {}),
       verified: v.verified !== undefined,
       ...(v.reversed !== undefined ? { reversed: v.reversed } : {}),
+      ...(v.filter !== undefined ? { filter: v.filter } : {}),
     };
   // the reader counts writes as not stopped once an undo started (safe for --resume, which stops
   // them again); for the operator an undo that never succeeded means the application is still down

@@ -34,7 +34,7 @@ import {
   type Restarted,
   type VerifierTools,
 } from "./kit/verifier.js";
-import { verifierEarned, WRITES_OFF_FORCED } from "./kit/earned.js";
+import { filteredWords, verifierEarned, WRITES_OFF_FORCED } from "./kit/earned.js";
 import { forgetVerification } from "../api/verifier-memory.js";
 import {
   VERIFY_AFTER_REVERSE,
@@ -298,11 +298,17 @@ function judge(ctx: StepContext, p: VerifierProgress, before: string[] | undefin
   }
   // notEarned made sure it is a number
   const writesOffGeneration = m.writesOffGeneration as number;
-  ctx.run.emit("verifier.verified", { index: ctx.index, id: ctx.id, progress: p, writesOffGeneration });
+  ctx.run.emit("verifier.verified", {
+    index: ctx.index,
+    id: ctx.id,
+    progress: p,
+    writesOffGeneration,
+    ...(m.filter !== undefined ? { filter: m.filter } : {}),
+  });
   m.verified = { at: Date.now(), generation: p.generation as number };
   ctx.run.emit("log", {
     level: "info",
     index: ctx.index,
-    message: `verified: ${describeVerifier(p)} (writesOff was sent in generation ${writesOffGeneration})`,
+    message: `verified: ${describeVerifier(p)} (writesOff was sent in generation ${writesOffGeneration})${m.filter !== undefined ? `; ${filteredWords(m.filter)}` : ""}`,
   });
 }

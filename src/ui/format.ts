@@ -12,9 +12,11 @@ import { verificationText } from "../steps/index.js";
  * ` · verified` / ` · not verified (why)` on a run's last line (src/steps/kit/earned.ts says which):
  * never a bare "ok" where nothing verified the cutover. Nothing for a journal of an older syncbook.
  */
-export function verifiedPart(e: Pick<RunEventMap["run.finished"], "verified" | "unverified">): string {
+export function verifiedPart(
+  e: Pick<RunEventMap["run.finished"], "verified" | "unverified" | "verifiedFilter">,
+): string {
   if (e.verified === undefined) return "";
-  return ` · ${verificationText({ verified: e.verified, why: e.unverified })}`;
+  return ` · ${verificationText({ verified: e.verified, why: e.unverified, filter: e.verifiedFilter })}`;
 }
 
 /** `HH:MM:SS` in local time: the operator compares it with the wall clock. */

@@ -306,13 +306,14 @@ export function verification(
   kinds: readonly string[],
   reversed?: string,
   stopped?: { instance: string; also?: readonly string[] | undefined },
-): { verified: true } | { verified: false; why: string } {
+  filter?: string,
+): { verified: true; filter?: string } | { verified: false; why: string } {
   if (stopped)
     return {
       verified: false,
       why: `${[stopped.instance, ...(stopped.also ?? [])].join(", ")} stopped during the commit before the destination took writes: the documentation says the entire migration must then be restarted to ensure that it is verified${verified ? ", whatever the verify step said" : ""}`,
     };
-  if (verified) return { verified: true };
+  if (verified) return filter !== undefined ? { verified: true, filter } : { verified: true };
   return {
     verified: false,
     why:
@@ -324,6 +325,19 @@ export function verification(
   };
 }
 
-/** "verified" / "not verified (why)": the words every output uses. */
-export const verificationText = (v: { verified: boolean; why?: string | undefined }): string =>
-  v.verified ? "verified" : `not verified${v.why ? ` (${v.why})` : ""}`;
+/**
+ * A check with a filter is "to only check documents within that filter" (mongodb-labs/
+ * migration-verifier README.md, v0.2.1): its result verifies those alone. An adversarial run: a filter
+ * that matches no document, and every output said "verified".
+ */
+export const filteredWords = (filter: string): string => `only the documents the check's filter ${filter} matches`;
+
+/** "verified" / "verified (only …)" / "not verified (why)": the words every output uses. */
+export const verificationText = (v: {
+  verified: boolean;
+  why?: string | undefined;
+  filter?: string | undefined;
+}): string =>
+  v.verified
+    ? `verified${v.filter !== undefined ? ` (${filteredWords(v.filter)})` : ""}`
+    : `not verified${v.why ? ` (${v.why})` : ""}`;

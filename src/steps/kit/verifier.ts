@@ -605,8 +605,10 @@ async function beginCheck(ctx: StepContext, t: VerifierTools, sent: number): Pro
     // nothing to resume: the check starts at generation 0 ("Starting new verification.", check.go);
     // judged by its first answers where that cannot be told (judgeOrigin)
     fromStart: resumes ? ownFromStart : unproven === undefined,
+    ...(t.filter !== undefined ? { filter: JSON.stringify(t.filter) } : {}),
   });
   m.baseline = base;
+  if (t.filter !== undefined) m.filter = JSON.stringify(t.filter);
   delete m.reversed;
   m.adopted = false;
   m.fromStart = resumes ? ownFromStart : unproven === undefined;
