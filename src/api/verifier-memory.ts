@@ -106,7 +106,8 @@ export interface VerifierMemory {
  * `eventCounts`, summed. migration-verifier v0.2.1 internal/verifier/change_reader.go:
  * `cumulativeEventCounts` "tallies all change events seen since the verifier first started.
  * Unlike EventRecorder, this is never reset and is persisted alongside the resume token so it
- * survives restarts". Undefined where a release shows none.
+ * survives restarts"; saved at most every 10 s (recheck_persist.go), so a restarted process may
+ * show fewer than its last answer did. Undefined where a release shows none.
  */
 export function eventsSeen(p: VerifierProgress): number | undefined {
   let sum: number | undefined;

@@ -124,7 +124,7 @@ describe("reading the verifier", () => {
     expect(newProcess(m, { ...DONE, ...counts(80) })).toBeUndefined();
     expect(newProcess(m, DONE)).toBeUndefined();
     expect(newProcess(m, { ...DONE, generation: 9, ...counts(74) })).toBe(
-      "74 change events counted, below the 75 it had shown (the count is kept with the verification: another verification, on other metadata or after --clean)",
+      "74 change events counted, below the 75 it had shown: a new process (the count is saved with the verification at most every 10 s, so a restart loses the last seconds' and another verification, on other metadata or after --clean, starts from 0)",
     );
     // none seen before: nothing to compare
     expect(newProcess({ highestGeneration: 3 }, { ...DONE, ...counts(0) })).toBeUndefined();

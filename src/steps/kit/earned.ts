@@ -102,9 +102,13 @@ export function newProcess(m: VerifierMemory, p: VerifierProgress): string | und
   if (g < (hi ?? NaN)) return `generation ${g}, below the ${hi} it had shown`;
   const n = eventsSeen(p);
   // an adversarial run: killed during verify, the verifier restarted on new metadata and driven by
-  // someone else's check and writesOff past the journaled generation; the resume called it verified
+  // someone else's check and writesOff past the journaled generation; the resume called it verified.
+  // A restart without --clean drops it too: migration-verifier v0.2.1 saves the count with its
+  // resume token (change_reader.go persistResumeToken) at most every 10 s (recheck_persist.go
+  // minResumeTokenPersistInterval), and a new process resumes from the saved one (helper 98). Both
+  // are a new process, whose verification this run follows again (followRestart)
   return (n ?? NaN) < (m.highestEvents ?? NaN)
-    ? `${n} change events counted, below the ${m.highestEvents} it had shown (the count is kept with the verification: another verification, on other metadata or after --clean)`
+    ? `${n} change events counted, below the ${m.highestEvents} it had shown: a new process (the count is saved with the verification at most every 10 s, so a restart loses the last seconds' and another verification, on other metadata or after --clean, starts from 0)`
     : undefined;
 }
 
