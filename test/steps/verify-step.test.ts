@@ -351,6 +351,30 @@ describe("verify: the writes-stopped interlock, before writesOff", () => {
     expect(verifierEarned(s.m, PASSED)).toEqual({ result: WRITES_OFF_FORCED });
   });
 
+  // the verifier's README (v0.2.1): a check's filter is "to only check documents within that
+  // filter"; an adversarial run: a filter that matched nothing, and every output said "verified"
+  it("a check with a filter: journaled with the verification and its result, kept by the memory and the journal's fold; none without", async () => {
+    const s = setup({ progress: documented() });
+    await s.run({ filter: { _id: { $exists: false } } });
+    const f = '{"_id":{"$exists":false}}';
+    expect(s.of("verifier.baseline")).toMatchObject([{ filter: f }]);
+    expect(s.of("verifier.verified")).toMatchObject([{ filter: f }]);
+    expect(s.m.filter).toBe(f);
+    expect(s.logs("info").find((l) => l.startsWith("verified:"))).toMatch(
+      /; only the documents the check's filter \{"_id":\{"\$exists":false\}\} matches$/,
+    );
+    const j = verifierJournal();
+    for (const ev of s.of("verifier.baseline")) j.apply(ev);
+    expect(j.state().filter).toBe(f);
+    const plain = setup({ progress: documented() });
+    await plain.run();
+    expect(plain.of("verifier.baseline")[0]).not.toHaveProperty("filter");
+    expect(plain.of("verifier.verified")[0]).not.toHaveProperty("filter");
+    expect("filter" in plain.m).toBe(false);
+    j.apply(plain.of("verifier.baseline")[0] as never);
+    expect("filter" in j.state()).toBe(false);
+  });
+
   it("a writesOff with writes known stopped is not forced, and a new one clears an earlier forced one", async () => {
     const s = setup({ progress: documented() }, { memory: { writesOffForced: true } });
     await s.run();
