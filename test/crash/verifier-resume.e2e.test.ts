@@ -91,6 +91,14 @@ function finished(x: Setup, first: CliResult, resumed: CliResult): void {
   ).toEqual(["COMMITTED"]);
 }
 
+/** The run of `x` killed with -9 once its writesOff was accepted: its transcript. */
+async function killedAfterWritesOff(x: Setup): Promise<CliResult> {
+  const run = startCli(runArgs(x), { cwd: x.dir });
+  await run.waitFor(/writesOff → 1\/1 ok/, 30_000);
+  run.child.kill("SIGKILL");
+  return run.done;
+}
+
 describe.concurrent("kill -9 around the verifier's requests, then --resume: nothing is sent twice", () => {
   it("after the check was accepted: the resumed run adopts it (judged against the journaled baseline)", async () => {
     const x = await setup((dir) => {
@@ -119,10 +127,7 @@ describe.concurrent("kill -9 around the verifier's requests, then --resume: noth
     const x = await setup(() => START + READY + STOP + DRAINED + COMMIT + COMMITTED + VERIFY, {
       verifyBytesPerSecond: 2 ** 30 / 200,
     });
-    const run = startCli(runArgs(x), { cwd: x.dir });
-    await run.waitFor(/writesOff → 1\/1 ok/, 30_000);
-    run.child.kill("SIGKILL");
-    const first = await run.done;
+    const first = await killedAfterWritesOff(x);
     expect(x.s.control.state().verifier.phase, transcript(first)).not.toBe("idle");
     const resumed = await cli(runArgs(x, true), { cwd: x.dir });
     expect(resumed.all).toMatch(/writesOff was accepted earlier in this run: not sent again/);
@@ -135,10 +140,7 @@ describe.concurrent("kill -9 around the verifier's requests, then --resume: noth
     const x = await setup(() => START + READY + STOP + DRAINED + COMMIT + COMMITTED + VERIFY, {
       verifyBytesPerSecond: 2 ** 30 / 200,
     });
-    const run = startCli(runArgs(x), { cwd: x.dir });
-    await run.waitFor(/writesOff → 1\/1 ok/, 30_000);
-    run.child.kill("SIGKILL");
-    const first = await run.done;
+    const first = await killedAfterWritesOff(x);
     await x.s.control.restartVerifier({ clean: false });
     const stale = x.s.control.state().verifier;
     // not resumed yet: the verifier resumes its persisted verification when the check arrives
@@ -168,10 +170,7 @@ describe.concurrent("kill -9 around the verifier's requests, then --resume: noth
     const x = await setup(() => START + READY + CHECK + STOP + DRAINED + COMMIT + COMMITTED + VERIFY, {
       verifyBytesPerSecond: 2 ** 30 / 200,
     });
-    const run = startCli(runArgs(x), { cwd: x.dir });
-    await run.waitFor(/writesOff → 1\/1 ok/, 30_000);
-    run.child.kill("SIGKILL");
-    const first = await run.done;
+    const first = await killedAfterWritesOff(x);
     await x.s.control.restartVerifier({ newMetadata: true });
     // someone else's check and writesOff, and the verification they start runs to its end
     const post = (op: string) =>
