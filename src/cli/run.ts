@@ -196,8 +196,9 @@ async function runLoaded(
           url: i.url,
           label: loaded.redact(i.name !== undefined ? `${i.name} (${i.url})` : i.url),
         })),
-        // one verification per verifier process: two cutovers never share one (fleet-lock.ts)
-        ...(runbook.verifier
+        // one verification per verifier process: two cutovers never share one (fleet-lock.ts);
+        // --abort sends the verifier nothing, and another cutover's verify must not keep it from its undos
+        ...(runbook.verifier && !flags.abort
           ? [{ url: runbook.verifier, label: loaded.redact(runbook.verifier), kind: "verifier" as const }]
           : []),
       ],

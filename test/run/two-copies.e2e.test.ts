@@ -210,6 +210,9 @@ describe("one runner per fleet, not per runbook file", () => {
           /verifier http:\/\/localhost:\d+ is in use: another syncbook run \(pid \d+, started [^,]+, runbook .*a\/rb\.yaml\) holds .*verifier-[0-9a-f]{32}\.lock/,
         );
         expect(posts(other, "start")).toEqual([0]);
+        // --abort sends the verifier nothing: another cutover's verify does not keep it from its undos
+        const abort = await cli(["run", b, "--renderer", "simple", "--abort"], { cwd: root });
+        expect(abort.all).not.toMatch(/is in use/);
       } finally {
         first.child.kill("SIGINT");
         await first.done;
