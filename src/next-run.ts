@@ -285,13 +285,15 @@ export const STOPPED_IN_COMMIT_ONLY_IF =
   "ONLY if you accept this migration unverified, or know from that instance's log that its process did not stop before the destination took writes (a refused connection may have been something else; a restart seen only by its events applied going down may have come after canWrite)";
 export const STOPPED_IN_COMMIT_RESUME: NextRun = {
   args: "--resume --force=stopped-in-commit",
-  does: `${STOPPED_IN_COMMIT_ONLY_IF}: goes on and turns the application's writes on`,
+  does: `${STOPPED_IN_COMMIT_ONLY_IF}: goes on past the refusal (a writes-on hook turns the application's writes on; a verify step runs, and the cutover stays not verified)`,
 };
 
 /** What to do instead, said beside that offer (`STOPPED_IN_COMMIT_RESUME`). */
 export const STOPPED_IN_COMMIT_RESTART_WORDS =
   "the migration must be restarted to be verified (a new sync to an emptied destination)";
-export const STOPPED_IN_COMMIT_NOTE = `${STOPPED_IN_COMMIT_RESTART_WORDS}: a plain --resume is refused again at the writes-on hook`;
+/** Where a plain `--resume` meets the refusal again: each step that asks the interlock (src/steps/kit/stopped-in-commit.ts). */
+export const STOPPED_IN_COMMIT_AGAIN = "a plain --resume is refused again at the writes-on hook or verify step";
+export const STOPPED_IN_COMMIT_NOTE = `${STOPPED_IN_COMMIT_RESTART_WORDS}: ${STOPPED_IN_COMMIT_AGAIN}`;
 
 /**
  * The documented way on, offered first: the cutover again from its start once the migration was
@@ -306,7 +308,7 @@ export const STOPPED_IN_COMMIT_RESTART: NextRun = {
 
 /** What a plain `--resume` meets when an instance stopped during the commit and the writes-on hook has not run. */
 export const STOPPED_IN_COMMIT_AHEAD =
-  "any writesOn hook still to run refuses: an instance stopped during the commit, and the migration must be restarted to be verified";
+  "any writesOn hook or verify step still to run refuses: an instance stopped during the commit, and the migration must be restarted to be verified";
 
 /** Why a `--resume` offered may be refused: the runbook is not the text its journal ran. */
 export const RUNBOOK_CHANGED_NOTE =

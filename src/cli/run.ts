@@ -17,6 +17,7 @@ import {
   runbookArg,
   runTarget,
   secretVarsLeftOut,
+  STOPPED_IN_COMMIT_AGAIN,
   STOPPED_IN_COMMIT_ONLY_IF,
   STOPPED_IN_COMMIT_RESTART,
   STOPPED_IN_COMMIT_RESTART_WORDS,
@@ -618,7 +619,7 @@ export async function execute(
         // --resume alone would be refused again (the window folds the earlier runs' reads): the
         // hint above says what to do; the forced resume is the way on only for one who knows
         next(
-          `  ${STOPPED_IN_COMMIT_RESTART_WORDS}, then: syncbook run ${target} ${STOPPED_IN_COMMIT_RESTART.args} (a plain --resume is refused again at the writes-on hook); ${STOPPED_IN_COMMIT_ONLY_IF}: syncbook run ${target} ${STOPPED_IN_COMMIT_RESUME.args}`,
+          `  ${STOPPED_IN_COMMIT_RESTART_WORDS}, then: syncbook run ${target} ${STOPPED_IN_COMMIT_RESTART.args} (${STOPPED_IN_COMMIT_AGAIN}); ${STOPPED_IN_COMMIT_ONLY_IF}: syncbook run ${target} ${STOPPED_IN_COMMIT_RESUME.args}`,
         );
       else if (result.refused === "fleet-idle")
         // --resume would send the same start to the same fleet: what the fleet and the journal show is the way on

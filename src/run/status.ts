@@ -280,8 +280,10 @@ export interface JournalStatus {
   /**
    * An instance seen stopped during the commit before the destination took writes (the window's
    * `stoppedInCommit`, src/fleet/window.ts): the migration must be restarted to be verified.
-   * `refused`: the last run's writes-on hook refused for it (a plain `--resume` is refused again);
-   * `hookAhead`: the runbook has a writesOn hook, which a `--resume` reaches and which refuses.
+   * `refused`: a step refused for it, or was forced past it (the `stopped-in-commit` interlock:
+   * a writes-on hook, a verify); `refusesAhead`: a step that asks it is still ahead, which a plain
+   * `--resume` reaches and which refuses (a writesOn hook while writes were not turned on, a
+   * verify while no verify passed).
    */
   stoppedInCommit?: {
     instance: string;
@@ -292,7 +294,7 @@ export interface JournalStatus {
     /** Other instances seen stopped after it. */
     also?: string[];
     refused?: true;
-    hookAhead?: true;
+    refusesAhead?: true;
   };
   /** A run holds the journal folder's lock. */
   lock?: { pid: number; host: string; startedAt: string; alive: boolean | null };
@@ -704,7 +706,7 @@ export function nextOffer(j: JournalStatus): NextOffer | undefined {
   // again (an adversarial run followed status's plain --resume into the same refusal); the forced
   // one only for one who knows, and what to do instead (src/next-run.ts)
   const sic = j.stoppedInCommit;
-  if (sic?.refused && j.writesOnSince === undefined)
+  if (sic?.refused && sic.refusesAhead)
     return {
       runs: [STOPPED_IN_COMMIT_RESTART, STOPPED_IN_COMMIT_RESUME],
       notes: [
@@ -730,7 +732,7 @@ export function nextOffer(j: JournalStatus): NextOffer | undefined {
       (f
         ? `goes on with the cutover where its last run stopped${stays ? " (writes stay stopped)" : ""}`
         : `goes on with the cutover from step ${j.lastStep.number} ${j.lastStep.id} (it first waits out hook processes the dead run left${stays ? "; writes stay stopped" : ""})`) +
-        (sic?.hookAhead && j.writesOnSince === undefined ? `; ${STOPPED_IN_COMMIT_AHEAD}` : ""),
+        (sic?.refusesAhead ? `; ${STOPPED_IN_COMMIT_AHEAD}` : ""),
   };
   // as --abort judges it (src/run/abort.ts): any commit of the sync that runs now that may have
   // reached the fleet, not only the last command's
@@ -933,9 +935,12 @@ async function readJournalStatus(
       how: w.stoppedInCommit.how,
       ...(w.stoppedInCommit.since !== undefined ? { since: new Date(w.stoppedInCommit.since).toISOString() } : {}),
       ...(w.stoppedInCommit.also ? { also: [...w.stoppedInCommit.also] } : {}),
-      // its writes-on hook reached, refused or forced: a plain --resume meets the refusal (again)
+      // its writes-on hook or verify reached, refused or forced: a plain --resume meets the refusal (again)
       ...(model.decisions.some((d) => d.check === "stopped-in-commit") ? { refused: true as const } : {}),
-      ...(runbook.steps.some((st) => st.hook?.writesOn === true) ? { hookAhead: true as const } : {}),
+      ...((runbook.steps.some((st) => st.hook?.writesOn === true) && w.writesOnAt === undefined) ||
+      (runbook.steps.some((st) => st.verify !== undefined) && state.verifier?.verified === undefined)
+        ? { refusesAhead: true as const }
+        : {}),
     };
   const v = state.verifier;
   if (v && (v.restarts || v.oldRelease || v.refused !== undefined || v.verified || v.baseline || v.reversed))

@@ -10,8 +10,7 @@ import type { HookCall, Step } from "../runbook/types.js";
 import { pluginStepKind } from "../runbook/types.js";
 import { q } from "../text.js";
 import { StepFailure, type RunContext, type StepContext } from "./kit/context.js";
-import { checkInterlock } from "./kit/fleet-ops.js";
-import { stoppedInCommitWords } from "../fleet/index.js";
+import { stoppedInCommitInterlock } from "./kit/stopped-in-commit.js";
 import { UNDO_TIMEOUT_MS, keyed, notifyStandIn, type StepKindDef } from "./kit/define.js";
 import type { SequenceOutcome, SequenceStep } from "./kit/sequence.js";
 
@@ -241,25 +240,6 @@ function writesOnSequence(at: SequenceStep): void {
   }
 }
 
-/**
- * The `stopped-in-commit` interlock of a writes-on hook: no instance may have stopped during the
- * commit before the destination took writes (src/fleet/window.ts `StoppedInCommit`: "If mongosync
- * stops during commit, before the /progress endpoint reports canWrite: true, you must restart the
- * entire migration to ensure that it's verified"). An adversarial run restarted an instance while
- * COMMITTING: the run read canWrite, turned the application's writes on and ended "ok".
- */
-function stoppedInCommitInterlock(ctx: StepContext): void {
-  const stopped = ctx.run.window.stoppedInCommit();
-  if (!stopped) return;
-  checkInterlock(
-    ctx,
-    "stopped-in-commit",
-    false,
-    stoppedInCommitWords(stopped),
-    `This run did not tell the application to write, and the commit holds on the fleet. Restart the migration (a new sync to an emptied destination), then: syncbook run ${ctx.run.target} --new-cutover; or, only if you accept this migration unverified or know from that instance's log that its process did not stop before the destination took writes, syncbook run ${ctx.run.target} --resume --force=stopped-in-commit.`,
-  );
-}
-
 export const hook: StepKindDef<HookCall> = {
   body: keyed("hook"),
   title: (b) => `Hook ${b.use}`,
@@ -286,7 +266,9 @@ export const hook: StepKindDef<HookCall> = {
     // writes coming back on before commit: commit's writes-stopped interlock must not trust the
     // earlier stop any more (lint refuses such a runbook; a library caller gets the interlock)
     if (body.writesOn === true && !ctx.run.memory.commitSent) ctx.run.memory.writesStopped = false;
-    if (body.writesOn === true) stoppedInCommitInterlock(ctx);
+    // an adversarial run restarted an instance while COMMITTING: the run read canWrite, turned the
+    // application's writes on and ended "ok"
+    if (body.writesOn === true) stoppedInCommitInterlock(ctx, "This run did not tell the application to write");
     await runHookStep(ctx, body);
     // the runbook says this hook lets the application write again: the write-stop window's end
     if (body.writesOn === true) ctx.run.emit("window.writes-on", { index: ctx.index, id: ctx.id });

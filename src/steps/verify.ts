@@ -19,6 +19,7 @@ import type { StepContext } from "./kit/context.js";
 import { StepFailure } from "./kit/context.js";
 import type { StepKindDef } from "./kit/define.js";
 import { checkInterlock, stateOrWhyNot } from "./kit/fleet-ops.js";
+import { stoppedInCommitInterlock } from "./kit/stopped-in-commit.js";
 import { cloneFlow, listStates } from "./kit/sequence.js";
 import { abortReason } from "./kit/wait.js";
 import {
@@ -141,6 +142,9 @@ export const verify: StepKindDef<Body> = {
   async run(ctx, body) {
     const t = verifierTools(ctx, body);
     const m = ctx.run.memory.verifier;
+    // no verification can verify this cutover once an instance stopped during the commit:
+    // refused before anything is sent to the verifier (exit 3), with the documented way on
+    stoppedInCommitInterlock(ctx, VERIFY_HELD);
     // writesOff says writes have stopped: refused before anything is sent when they are not
     if (!m.writesOff || m.writesOff.answered === "error") writesStoppedInterlock(ctx);
     // a verifier that restarts loses the check and writesOff: followed (bounded by followRestart)
@@ -160,6 +164,9 @@ export const verify: StepKindDef<Body> = {
     }
   },
 };
+
+/** What the verify step's `stopped-in-commit` refusal kept from happening. */
+const VERIFY_HELD = "This step took no verification result for this cutover";
 
 /**
  * writesOff, once per verification: not when the run (or the run it resumes) had it accepted, nor
@@ -250,6 +257,8 @@ function writesStoppedInterlock(ctx: StepContext): void {
  */
 function judge(ctx: StepContext, p: VerifierProgress, before: string[] | undefined): void {
   const m = ctx.run.memory.verifier;
+  // a stop seen while this step ran (its read of the fleet before writesOff): the result is not taken
+  stoppedInCommitInterlock(ctx, VERIFY_HELD);
   const standing = verifierEarned(m, p);
   // never "verified" with fewer documents compared for this cutover than a fresh verification's
   // total: only a verification that began at generation 0 for this cutover compared them all

@@ -120,11 +120,16 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
   // the writes-on hook refused: an instance stopped during the commit (src/steps/hook.ts). A plain
   // --resume is refused again: the forced one, for one who knows, and what to do instead
   const sic = m.window?.stoppedInCommit;
-  const sicRefused =
-    sic !== undefined && m.window?.writesOnAt === undefined && m.decisions.some((d) => d.check === "stopped-in-commit");
+  // a step that asks the interlock is still ahead: a writes-on hook while writes were not turned
+  // on, a verify (the kind that waits for the verifier) while none passed (as status says it:
+  // src/run/status.ts `refusesAhead`)
+  const refusesAhead =
+    m.window?.writesOnAt === undefined ||
+    (m.steps.some((s) => traitsOf(s.kind).waitsFor === "verifier") && m.cutover.verified === undefined);
+  const sicRefused = sic !== undefined && refusesAhead && m.decisions.some((d) => d.check === "stopped-in-commit");
   const resume = sicRefused
     ? `syncbook run ${rb} ${STOPPED_IN_COMMIT_RESTART.args}${vars}   (${STOPPED_IN_COMMIT_NOTE}: ${STOPPED_IN_COMMIT_RESTART.does}); or syncbook run ${rb} ${STOPPED_IN_COMMIT_RESUME.args}${vars}   (${[...(resumeChanged ? [RUNBOOK_CHANGED_NOTE] : []), STOPPED_IN_COMMIT_RESUME.does].join("; ")})`
-    : resumeWith(...(sic !== undefined && m.window?.writesOnAt === undefined ? [STOPPED_IN_COMMIT_AHEAD] : []));
+    : resumeWith(...(sic !== undefined && refusesAhead ? [STOPPED_IN_COMMIT_AHEAD] : []));
   // with the runbook changed, --allow-changed-runbook: the values it reads named, as the cutover had
   // them; the journal's given ones alone left out a secret one and an old default, which the flag
   // read at the runbook's value now, another fleet (an outside review)

@@ -65,7 +65,7 @@ describe("an instance restarted during the commit while no runner was alive", ()
     expect(resume.all).toMatch(/stopped-in-commit/);
     // the run's end: the documented way first, the forced one for one who accepts it
     expect(resume.all).toContain(
-      "  the migration must be restarted to be verified (a new sync to an emptied destination), then: syncbook run rb.yaml --new-cutover (a plain --resume is refused again at the writes-on hook); ONLY if",
+      "  the migration must be restarted to be verified (a new sync to an emptied destination), then: syncbook run rb.yaml --new-cutover (a plain --resume is refused again at the writes-on hook or verify step); ONLY if",
     );
     expect(s.control.state().writes.enabled, "the application was not told to write").toBe(false);
     const status = await cli(["status", "rb.yaml", "--json"], { cwd: dir });

@@ -44,8 +44,8 @@ const COMMITTED = "  - { id: committed, waitFor: { state: COMMITTED } }\n";
 function runbook(
   s: Simulator,
   steps: string,
-  /** `version: null`: the runbook declares none. */
-  opts: { order?: number[]; declare?: boolean; version?: string | null } = {},
+  /** `version: null`: the runbook declares none. `verifier`: the simulator's verifier is the runbook's. */
+  opts: { order?: number[]; declare?: boolean; version?: string | null; verifier?: boolean } = {},
 ): string {
   const order = opts.order ?? s.instances.map((i) => i.index);
   const n = order.length;
@@ -56,7 +56,7 @@ ${opts.version === null ? "" : `serviceVersion: "${opts.version ?? "1.22.0"}"\n`
   cluster1: { topology: sharded, shards: ${n}, serverVersion: "7.0" }
 instances:
 ${order.map((i, k) => `  - { url: "${s.instances[i]!.url}", name: sync${i}${k === 0 && opts.declare ? ", startedFirst: true" : ""} }`).join("\n")}
-defaults: { pollInterval: 50ms, timeout: 20s, requestTimeout: 2s, retry: { giveUpAfter: 15s } }
+${opts.verifier ? `verifier: "${s.verifierUrl}"\n` : ""}defaults: { pollInterval: 50ms, timeout: 20s, requestTimeout: 2s, retry: { giveUpAfter: 15s } }
 steps:
 ${steps}`;
 }
@@ -222,14 +222,19 @@ describe("canWrite of the first process only", () => {
  * followed status's offer into the same refusal). The run's own events, journaled as its runner
  * journals them, read back by `status` and folded for the watch page.
  */
-async function saidAfterRefusal(s: Simulator, steps: string, events: readonly RunEvent[]): Promise<void> {
+async function saidAfterRefusal(
+  s: Simulator,
+  steps: string,
+  events: readonly RunEvent[],
+  opts: { verifier?: boolean } = {},
+): Promise<void> {
   const dir = tempDir();
   try {
     const started = of(events, "run.started")[0]!;
     const j = openJournal({ dir: join(dir, ".syncbook"), runbookName: started.runbook, runbookHash: started.hash });
     for (const e of events) j.write(e);
     j.close();
-    const yaml = runbook(s, START + READY + STOP + DRAINED + COMMIT + WRITABLE + steps, { declare: true });
+    const yaml = runbook(s, START + READY + STOP + DRAINED + COMMIT + WRITABLE + steps, { declare: true, ...opts });
     const st = await readStatus(await parseRunbook(yaml, join(dir, "rb.yaml"), { env: {} }), {
       journalDir: join(dir, ".syncbook"),
     });
@@ -237,7 +242,7 @@ async function saidAfterRefusal(s: Simulator, steps: string, events: readonly Ru
       instance: "sync0",
       how: "refused",
       refused: true,
-      hookAhead: true,
+      refusesAhead: true,
     });
     expect(st.journal?.next?.runs.map((r) => r.args)).toEqual(["--new-cutover", STOPPED_IN_COMMIT_RESUME.args]);
     expect(st.journal?.next?.notes?.[0]).toBe(STOPPED_IN_COMMIT_NOTE);
@@ -427,6 +432,90 @@ describe("another process restarted during the commit, while the wait read the f
     expect(of(events, "hook.started").some((e) => e.id === "app-on")).toBe(true);
     expect(s.control.state().writes.enabled).toBe(true);
   });
+});
+
+// a runbook without a writes-on hook (the example runbooks' shape: commit, canWrite, verify): the
+// stop in the commit refused nothing, the verify waited for its result and passed, and the run
+// ended "ok", exit 0; only the verdict said "not verified". The verify step asks the interlock too
+// (src/steps/kit/stopped-in-commit.ts): "you must restart the entire migration to ensure that it's
+// verified" (docs-cluster-to-cluster-sync source/includes/fact-verification.rst)
+describe("another process restarted during the commit, and the runbook verifies after it", () => {
+  const CHECK = "  - { id: check, startVerification: {} }\n";
+  const VERIFY = "  - { id: verify, verify: { timeout: 20s } }\n";
+  for (const forced of [false, true])
+    it(`the verify step is ${forced ? "forced past the refusal: it runs, and the run ends not verified" : "refused before it sends the verifier anything (stopped-in-commit, exit 3), and status offers the restart"}`, async () => {
+      const s = await fleet();
+      let restarted: Promise<void> | undefined;
+      let commitSentAt = 0;
+      const yaml = runbook(s, START + READY + CHECK + STOP + DRAINED + COMMIT + WRITABLE + VERIFY, {
+        declare: true,
+        verifier: true,
+      });
+      const { result, events } = await runYaml(yaml, {
+        ...(forced ? { force: ["stopped-in-commit"] } : {}),
+        onEvent: (e) => {
+          if (e.type === "request.sent" && e.path === "/api/v1/commit") {
+            s.control.setTimeScale(0);
+            commitSentAt = e.at;
+          }
+          if (e.type === "progress.sampled" && e.instance.index === 1 && commitSentAt > 0 && !restarted)
+            restarted = s.control
+              .down(1)
+              .then(() => s.control.up(1))
+              .then(() => s.control.setTimeScale(50));
+        },
+      });
+      await restarted;
+      const decided = of(events, "decision").filter((e) => e.check === "stopped-in-commit" && e.id === "verify");
+      expect(decided.length, "the verify step asked the interlock").toBeGreaterThan(0);
+      expect(decided[0]!.reason).toMatch(/^sync1 (reported INITIALIZING|reported fewer events applied)/);
+      const writesOff = of(events, "request.sent").filter((e) => e.path === "/api/v1/writesOff");
+      expect(result.verified).toBe(false);
+      if (!("unverified" in result)) throw new Error("a verdict without its why");
+      expect(result.unverified).toMatch(/^sync1 stopped during the commit before the destination took writes/);
+      if (forced) {
+        expect(result.exitCode, result.message).toBe(0);
+        expect(decided.every((d) => d.kind === "force" && d.ok)).toBe(true);
+        expect(writesOff, "forced, the verify ran").toHaveLength(1);
+        expect(of(events, "step.finished").find((e) => e.id === "verify")).toMatchObject({ outcome: "ok" });
+        return;
+      }
+      expect(result.exitCode, result.message).toBe(3);
+      expect(result.refused).toBe("stopped-in-commit");
+      expect(result.failedStep).toBe("verify");
+      expect(decided).toMatchObject([{ kind: "interlock", ok: false }]);
+      expect(writesOff, "nothing was sent to the verifier").toHaveLength(0);
+      expect(result.hint).toMatch(/^This step took no verification result for this cutover, and the commit holds/);
+      expect(result.hint).toContain("--new-cutover");
+      // status, from the run's journal: the restart, not a plain --resume that would be refused again
+      const dir = tempDir();
+      try {
+        const started = of(events, "run.started")[0]!;
+        const j = openJournal({ dir: join(dir, ".syncbook"), runbookName: started.runbook, runbookHash: started.hash });
+        for (const e of events) j.write(e);
+        j.close();
+        const st = await readStatus(await parseRunbook(yaml, join(dir, "rb.yaml"), { env: {} }), {
+          journalDir: join(dir, ".syncbook"),
+        });
+        expect(st.journal?.stoppedInCommit).toMatchObject({ instance: "sync1", refused: true, refusesAhead: true });
+        expect(st.journal?.next?.runs.map((r) => r.args)).toEqual(["--new-cutover", STOPPED_IN_COMMIT_RESUME.args]);
+        // the watch page, folded from the same events, offers the same
+        const fold = new CutoverFold({ traits: traitsOf });
+        for (const e of events) fold.apply(e);
+        const v = runnerVerdict({
+          model: fold.view(),
+          lock: undefined,
+          now: Date.now(),
+          host: "h",
+          isAlive: () => false,
+          runbook: "rb.yaml",
+        });
+        expect(v.next).toMatch(/^syncbook run rb\.yaml --new-cutover /);
+        expect(v.next).toContain(STOPPED_IN_COMMIT_NOTE);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
 });
 
 describe("1.11–1.19 without write blocking: COMMITTED, whatever the start says of the verifier", () => {

@@ -169,29 +169,28 @@ describe("nextOffer", () => {
 describe("nextOffer after an instance stopped during the commit", () => {
   const sic = { instance: "sync0", at: "2026-11-30T00:00:30.000Z", how: "refused" as const };
   const after = { ...base, lastStep: step, finished: failed, commitSent: true as const };
-  it("its writes-on hook reached (refused, or forced and cut off): no plain --resume; the new cutover once the migration is restarted, then the forced one for one who accepts it", () => {
-    const o = nextOffer({ ...after, stoppedInCommit: { ...sic, refused: true, hookAhead: true } });
+  it("its writes-on hook or verify reached (refused, or forced and cut off), one still ahead: no plain --resume; the new cutover once the migration is restarted, then the forced one for one who accepts it", () => {
+    const o = nextOffer({ ...after, stoppedInCommit: { ...sic, refused: true, refusesAhead: true } });
     expect(o).toEqual({
       runs: [STOPPED_IN_COMMIT_RESTART, STOPPED_IN_COMMIT_RESUME],
       notes: [STOPPED_IN_COMMIT_NOTE, "no --abort: a commit was sent, and after commit nothing is undone"],
     });
     expect(STOPPED_IN_COMMIT_RESUME.args).toBe("--resume --force=stopped-in-commit");
     expect(STOPPED_IN_COMMIT_RESTART.args).toBe("--new-cutover");
-    expect(nextOffer({ ...after, runbookChanged: true, stoppedInCommit: { ...sic, refused: true } })?.notes).toContain(
-      RUNBOOK_CHANGED_NOTE,
-    );
+    expect(
+      nextOffer({ ...after, runbookChanged: true, stoppedInCommit: { ...sic, refused: true, refusesAhead: true } })
+        ?.notes,
+    ).toContain(RUNBOOK_CHANGED_NOTE);
   });
-  it("killed before the writes-on hook: --resume, which the hook ahead will refuse, said so; none ahead, or writes already on: as ever", () => {
-    expect(nextOffer({ ...after, stoppedInCommit: { ...sic, hookAhead: true } })?.runs).toEqual([
+  it("killed before the writes-on hook or verify: --resume, which the step ahead will refuse, said so; none ahead (writes already on, no verify left): as ever", () => {
+    expect(nextOffer({ ...after, stoppedInCommit: { ...sic, refusesAhead: true } })?.runs).toEqual([
       { args: "--resume", does: `goes on with the cutover where its last run stopped; ${STOPPED_IN_COMMIT_AHEAD}` },
     ]);
     expect(nextOffer({ ...after, stoppedInCommit: sic })?.runs[0]!.does).toBe(
       "goes on with the cutover where its last run stopped",
     );
     const on = { ...after, writesOnSince: "2026-11-30T00:01:00.000Z" };
-    expect(nextOffer({ ...on, stoppedInCommit: { ...sic, refused: true, hookAhead: true } })?.runs[0]!.args).toBe(
-      "--resume",
-    );
+    expect(nextOffer({ ...on, stoppedInCommit: { ...sic, refused: true } })?.runs[0]!.args).toBe("--resume");
   });
 });
 

@@ -33,7 +33,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { mayStillArrive, ServiceError, TransportError, type VerifierProgress } from "../../src/api/index.js";
 import type { RunEvent } from "../../src/events.js";
 import type { RuleInfo } from "../../src/diagnostics.js";
-import type { Fleet } from "../../src/fleet/index.js";
+import { stoppedInCommitWords, type Fleet, type StoppedInCommit } from "../../src/fleet/index.js";
 import type { Step } from "../../src/runbook/types.js";
 import { StepFailure, StepTimeout, verifierEarned, type VerifierMemory } from "../../src/steps/index.js";
 import { WRITES_OFF_FORCED } from "../../src/steps/kit/earned.js";
@@ -291,6 +291,49 @@ describe("verify: writesOff is sent once per verification [lock]", () => {
 });
 
 describe("verify: the writes-stopped interlock, before writesOff", () => {
+  // "If mongosync stops during commit, before the /progress endpoint reports canWrite: true, you
+  // must restart the entire migration to ensure that it's verified" (docs-cluster-to-cluster-sync
+  // source/includes/fact-verification.rst): no result of this verifier can verify the cutover
+  const SIC: StoppedInCommit = { instance: "sync1", at: Date.parse("2026-12-06T15:00:00Z"), how: "initializing" };
+  it("an instance stopped during the commit: refused (stopped-in-commit) before anything is sent or read, with the restart", async () => {
+    const s = setup({ progress: documented() }, { stoppedInCommit: () => SIC });
+    const e = await failure(s.run());
+    expect(e.reason).toBe("interlock");
+    expect(e.message).toBe(`refused (stopped-in-commit): ${stoppedInCommitWords(SIC)}`);
+    expect(e.hint).toMatch(
+      /^This step took no verification result for this cutover, and the commit holds on the fleet\. Restart the migration \(a new sync to an emptied destination\), then: syncbook run .* --new-cutover; or, only if .*--resume --force=stopped-in-commit\.$/,
+    );
+    expect(s.v.ops()).toEqual([]);
+    expect(s.v.reads).toBe(0);
+    expect(s.f.reads).toBe(0);
+    expect(s.decisions()).toMatchObject([{ kind: "interlock", check: "stopped-in-commit", ok: false }]);
+  });
+
+  it("an instance seen stopped during the commit while the step ran (its fleet read): the result is not taken", async () => {
+    // the window learns of it once the step began (before its first read, nothing)
+    const seen: { now?: StoppedInCommit } = {};
+    const s = setup({ progress: documented() }, { stoppedInCommit: () => seen.now });
+    const run = s.run();
+    seen.now = SIC;
+    const e = await failure(run);
+    expect(e.reason).toBe("interlock");
+    expect(s.v.ops()).toContain("writesOff");
+    expect(s.m.verified).toBeUndefined();
+    expect(s.decisions().filter((d) => d.check === "stopped-in-commit")).toMatchObject([
+      { kind: "interlock", ok: false },
+    ]);
+  });
+
+  it("--force=stopped-in-commit: the step runs and passes, each asking said as forced", async () => {
+    const s = setup({ progress: documented() }, { stoppedInCommit: () => SIC, force: ["stopped-in-commit"] });
+    await s.run();
+    expect(s.v.ops()).toContain("writesOff");
+    expect(s.decisions().filter((d) => d.check === "stopped-in-commit")).toMatchObject([
+      { kind: "force", ok: true },
+      { kind: "force", ok: true },
+    ]);
+  });
+
   it("writes not stopped: refused before anything is sent or read", async () => {
     const s = setup({ progress: documented() }, { writesStopped: false });
     const e = await failure(s.run());

@@ -21,7 +21,7 @@ import {
 } from "../../src/api/index.js";
 import type { TransportErrorCode } from "../../src/api/errors.js";
 import type { RunEvent } from "../../src/events.js";
-import type { Fleet } from "../../src/fleet/index.js";
+import type { Fleet, StoppedInCommit } from "../../src/fleet/index.js";
 import type { StepContext, VerifierMemory } from "../../src/steps/index.js";
 import { context } from "./fleet-fake.js";
 
@@ -158,6 +158,8 @@ export interface VContextOptions {
   scale?: (ms: number) => number;
   /** `verifier: undefined` in the runbook. */
   noVerifier?: boolean;
+  /** What the write-stop window says of a stop during the commit, asked each time (src/fleet/window.ts). */
+  stoppedInCommit?: () => StoppedInCommit | undefined;
 }
 
 /**
@@ -172,7 +174,7 @@ export function verifierContext(
   const { ctx, events } = context(fleet, { ...(o.signal ? { signal: o.signal } : {}), force: o.force ?? [] });
   Object.assign(ctx.run, {
     verifier: o.noVerifier ? undefined : v,
-    window: { open: false },
+    window: { open: false, stoppedInCommit: o.stoppedInCommit ?? (() => undefined) },
     defaults: { ...ctx.run.defaults, scale: o.scale ?? ((ms: number) => ms), windowPollMs: 5 },
   });
   ctx.run.memory.verifier = o.memory ?? {};
