@@ -53,7 +53,11 @@ export async function main(file: string, opts: StatusCliOptions): Promise<number
       exitCode: ExitCode.usage,
     });
   const { loadRunbook } = await import("../runbook/index.js");
-  const first = await loadRunbook(file, { env: process.env });
+  // the hooks, checks and notifications are not read here: a secret they use need not be set (a
+  // person on the bridge call has none; "environment variable is not set" kept status from running)
+  const { callStandIns } = await import("../rehearse/index.js");
+  const standIn = callStandIns(false);
+  const first = await loadRunbook(file, { env: process.env, standIn });
   const blocking = first.diagnostics.filter((d) => d.severity === "error");
   if (!first.runbook || blocking.length) {
     const { formatPretty } = await import("../lint/format/pretty.js");
@@ -71,8 +75,13 @@ export async function main(file: string, opts: StatusCliOptions): Promise<number
   const journalDir = journalDirFor(file, first.runbook.name, opts.journalDir, { create: false });
   // the fleet the cutover runs on: its URLs made of the cutover's values, not the runbook's defaults
   const { loaded, fleetVars } = await loadAtCutoverFleet(first, journalDir, (vars) =>
-    loadRunbook(file, { env: process.env, vars }),
+    loadRunbook(file, { env: process.env, vars, standIn }),
   );
+  const unset = [...new Set(loaded.stoodIn ?? [])];
+  if (unset.length)
+    stderr(
+      `note: ${unset.map((n) => `\${env.${n}}`).join(", ")} ${unset.length === 1 ? "is" : "are"} not set here; status reads no hook, check or notification that uses ${unset.length === 1 ? "it" : "them"} (a run needs ${unset.length === 1 ? "it" : "them"})\n`,
+    );
   // as typed: the ways on status offers repeat it (src/next-run.ts `runbookArgs`)
   if (opts.journalDir !== undefined) loaded.journalDir = opts.journalDir;
   // one fold across refreshes: the lag's trend and the copy's rate give why-not-ready its ETA

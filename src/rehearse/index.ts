@@ -57,12 +57,24 @@ export interface Rehearsal {
 /**
  * Where a rehearsal needs no value: the parts of the runbook its stand-ins replace, so an unset
  * `${env.*}` there (a webhook, a token) is not asked for (`LoadOptions.standIn`). The instances
- * and the verifier (the simulator's own URLs replace them), `notify:` (a line on the terminal
- * instead), and each step's kind body that its kind's stand-in replaces (stopWrites, hooks, plugin
- * steps unless `keepHooks`; notify steps; preflight), asked of the kind itself on the raw step.
+ * and the verifier (the simulator's own URLs replace them), and the calls `callStandIns` names.
  * A step's `when:` and everything the rehearsal runs as written still need their values.
  */
 export function rehearsalStandIns(keepHooks: boolean): (raw: unknown) => (path: (string | number)[]) => boolean {
+  return (raw) => {
+    const calls = callStandIns(keepHooks)(raw);
+    return (path) => path[0] === "instances" || path[0] === "verifier" || calls(path);
+  };
+}
+
+/**
+ * The calls a rehearsal stands in for: `notify:` (a line on the terminal instead), and each
+ * step's kind body that its kind's stand-in replaces (stopWrites, hooks, plugin steps unless
+ * `keepHooks`; notify steps; preflight), asked of the kind itself on the raw step. `syncbook
+ * status` reads none of them either (it reads the fleet, the verifier and the journals), so an
+ * unset secret there does not keep it from running (a person on the bridge call has no secrets).
+ */
+export function callStandIns(keepHooks: boolean): (raw: unknown) => (path: (string | number)[]) => boolean {
   return (raw) => {
     const steps = (raw as { steps?: unknown } | undefined)?.steps;
     // by step, the keys whose value the stand-in replaced (the kind's body; a plugin step's own key)
@@ -82,8 +94,6 @@ export function rehearsalStandIns(keepHooks: boolean): (raw: unknown) => (path: 
       });
     return (path) =>
       path[0] === "notify" ||
-      path[0] === "instances" ||
-      path[0] === "verifier" ||
       (path[0] === "steps" &&
         typeof path[1] === "number" &&
         typeof path[2] === "string" &&

@@ -535,3 +535,46 @@ describe("syncbook status of a folder", () => {
     expect(r.all).not.toMatch(/EISDIR|internal error|at .*\.js:\d+/);
   });
 });
+
+// a person on the bridge call runs status in a shell without the cutover's secrets: status reads the
+// fleet, the verifier and the journals, never a hook, check or notification, so a secret only they
+// use need not be set (it said "environment variable is not set" and exited 2); one the fleet's own
+// addresses are made of still must be
+describe("syncbook status where a secret is not set", () => {
+  const UNSET = "SYNCBOOK_TEST_STATUS_UNSET_TOKEN";
+  it("one only a hook and a notification use: status runs and says it was not read; one the verifier's URL is made of: refused, naming it", async () => {
+    s = await runSim({ instances: 1 });
+    const dir = tempDir();
+    const hook = `  - { id: stop-writes, stopWrites: { use: shell, with: { command: [node, -e, "0", "\${env.${UNSET}}"] } } }\n`;
+    const file = writeRunbook(
+      dir,
+      runbookFor(
+        s,
+        START + hook,
+        `notify:\n  - { use: webhook, on: [run.finished], with: { url: "https://hooks.example.com/\${env.${UNSET}}" } }\n`,
+      ),
+    );
+    const env = { ...process.env };
+    delete env[UNSET];
+    const r = await cli(["status", file], { cwd: dir, env: env as Record<string, string> });
+    expect(r.code, r.all).toBe(0);
+    expect(r.stdout).toContain("#1 sync0");
+    expect(r.all).not.toContain("stand-in");
+    expect(r.stderr).toContain(
+      `note: \${env.${UNSET}} is not set here; status reads no hook, check or notification that uses it (a run needs it)`,
+    );
+    // the run itself still needs it
+    const run = await cli(["run", file, "--dry-run"], { cwd: dir, env: env as Record<string, string> });
+    expect(run.code).toBe(2);
+    expect(run.all).toContain(`environment variable \`${UNSET}\` is not set`);
+    const bad = writeRunbook(
+      dir,
+      runbookFor(s, START).replace(`verifier: "${s.verifierUrl}"`, `verifier: "\${env.${UNSET}}"`),
+      "bad.yaml",
+    );
+    const refused = await cli(["status", bad], { cwd: dir, env: env as Record<string, string> });
+    expect(refused.code).toBe(2);
+    expect(refused.all).toContain(`environment variable \`${UNSET}\` is not set`);
+    expect(refused.all).toContain("bad.yaml does not load, so its fleet is not known");
+  });
+});
