@@ -288,6 +288,17 @@ export const STOPPED_IN_COMMIT_RESUME: NextRun = {
   does: `${STOPPED_IN_COMMIT_ONLY_IF}: goes on past the refusal (a writes-on hook turns the application's writes on; a verify step runs, and the cutover stays not verified)`,
 };
 
+/** `--from <the stopWrites step>` after commit's `writes-stopped` interlock refused it (src/model/again.ts `stopAgainBefore`). */
+export const RESTOP_DOES =
+  "stops writes again, then goes on to the commit (its writes-stopped interlock refused it; --resume would meet the same refusal)";
+
+/**
+ * What `--abort` does, where no commit of the sync that runs now may have reached the fleet:
+ * `writesBack` whether writes are known stopped by the cutover (undefined: not known here).
+ */
+export const abortDoes = (writesBack: boolean | undefined): string =>
+  `calls the cutover off: runs the undos still owed, last first${writesBack === undefined ? " (a write stop's undo turns writes back on)" : writesBack ? " (writes back on)" : ""}; nothing is sent to the sync service`;
+
 /** What to do instead, said beside that offer (`STOPPED_IN_COMMIT_RESUME`). */
 export const STOPPED_IN_COMMIT_RESTART_WORDS =
   "the migration must be restarted to be verified (a new sync to an emptied destination)";

@@ -603,11 +603,16 @@ export async function execute(
         );
       // with the run's --only: without it the way on sends the commit to every instance, and a
       // commit an earlier cutover left on part of the fleet refuses that (src/run/earlier.ts)
-      else if (restop)
+      else if (restop) {
         next(
           `  stop writes again, then go on: syncbook run ${target} --from ${restop}${how.onlyArg !== undefined ? ` ${shellCommand(["--only", how.onlyArg])}` : ""}${flags.to !== undefined ? ` ${shellCommand(["--to", flags.to])}` : ""}`,
         );
-      else if (result.refused === "writes-stopped" && how.notContinued) next(`  ${how.notContinued}`);
+        // or back: the commit was refused, so this run sent none (status offers both; an
+        // adversarial run found no way back to writes on after a stopWrites whose check failed)
+        next(
+          `  or call the cutover off: syncbook run ${target} --abort (runs the undos still owed, last first: a write stop's undo turns writes back on; it refuses if a commit of this cutover may have reached the fleet)`,
+        );
+      } else if (result.refused === "writes-stopped" && how.notContinued) next(`  ${how.notContinued}`);
       else if (result.refused === "writes-stopped")
         // a step after the commit (a verify) that found no write stop: none is in this journal folder
         next(

@@ -18,6 +18,24 @@ export function afterLastCommitStep(
   return commits.length > 0 && index > Math.max(...commits);
 }
 
+/**
+ * The stopWrites step a step refused for want of a write stop (commit's `writes-stopped`
+ * interlock) needs run again: the last one before it, else the first; none for a step after the
+ * last commit (a verify's writesOff: stopping writes again leads to a commit already made, whose
+ * readiness wait then waits for canCommit on a COMMITTED fleet until its time limit). `at`: the
+ * refused step's index, or -1 when it is not known. The way on the run's last word, `status` and
+ * the watch page name (`--resume` would meet the same refusal).
+ */
+export function stopAgainBefore<S extends { index: number; kind: string }>(
+  steps: readonly S[],
+  traits: WindowKindTraits,
+  at: number,
+): S | undefined {
+  if (at >= 0 && afterLastCommitStep(steps, traits, at)) return undefined;
+  const stops = steps.filter((s) => traits(s.kind).opensWriteStop);
+  return stops.filter((s) => at < 0 || s.index < at).at(-1) ?? stops[0];
+}
+
 export function runAgainAfterCommit(m: CutoverModel, traits: WindowKindTraits): ModelStep | undefined {
   const run = m.runs.at(-1);
   if (!run || run.outcome !== "ok" || run.to !== undefined || run.aborted || run.committed !== true) return undefined;

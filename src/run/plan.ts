@@ -6,7 +6,7 @@ import type { Runbook, Step, StepKind } from "../runbook/types.js";
 import { instancesOf, pluginStepKind } from "../runbook/types.js";
 import { canWriteInstance } from "../runbook/can-write.js";
 import { bindStep, traitsOf, type BoundStep, type PlannedRequest } from "../steps/index.js";
-import { afterLastCommitStep } from "../model/again.js";
+import { afterLastCommitStep, stopAgainBefore } from "../model/again.js";
 import { ExitCode, UserError } from "../errors.js";
 import { sameService } from "../instance-identity.js";
 import { suggest } from "../suggest.js";
@@ -225,13 +225,12 @@ export function afterLastCommit(runbook: Runbook, id: string | undefined): boole
  * last word and `status` name (`--resume` would meet the same refusal).
  */
 export function stopWritesBefore(runbook: Runbook, failedStep: string | undefined): string | undefined {
-  // a step after the commit (a verify's writesOff): stopping writes again leads to a commit already
-  // made, whose readiness wait then waits for canCommit on a COMMITTED fleet until its time limit
-  if (afterLastCommit(runbook, failedStep)) return undefined;
   const steps = planSteps(runbook);
-  const at = steps.findIndex((s) => s.id === failedStep);
-  const stops = steps.filter((s) => s.bound.opensWriteStop);
-  return (stops.filter((s) => at < 0 || s.index < at).at(-1) ?? stops[0])?.id;
+  return stopAgainBefore(
+    steps,
+    traitsOf,
+    steps.findIndex((s) => s.id === failedStep),
+  )?.id;
 }
 
 /**

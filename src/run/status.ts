@@ -59,6 +59,8 @@ import {
   offerAfterFile,
   RUNBOOK_CHANGED_NOTE,
   STOPPED_IN_COMMIT_AHEAD,
+  RESTOP_DOES,
+  abortDoes,
   STOPPED_IN_COMMIT_NOTE,
   STOPPED_IN_COMMIT_RESTART,
   STOPPED_IN_COMMIT_RESUME,
@@ -665,13 +667,16 @@ export function nextOffer(j: JournalStatus): NextOffer | undefined {
   // interrupted, stopped at --to)
   const f = j.finished;
   const open = !f || ((f.outcome !== "ok" || f.to !== undefined) && !f.aborted);
+  // or called off: the commit was refused, so nothing of it is on the fleet (an adversarial run:
+  // after a stopWrites whose check failed, status offered no way back to writes on)
   if (open && j.restopFrom !== undefined)
     return {
       runs: [
         {
           args: `--from ${j.restopFrom}`,
-          does: "stops writes again, then goes on to the commit (its writes-stopped interlock refused it; --resume would meet the same refusal)",
+          does: RESTOP_DOES,
         },
+        ...(j.commitSent !== true && j.reverseInDoubt === undefined ? [abortOffer(j)] : []),
       ],
     };
   if (j.againFrom !== undefined)
@@ -750,14 +755,16 @@ export function nextOffer(j: JournalStatus): NextOffer | undefined {
       }
     : {
         ...(changed.length ? { notes: changed } : {}),
-        runs: [
-          resume,
-          {
-            args: "--abort",
-            does: `calls the cutover off: runs the undos still owed, last first${j.writesStopped || j.writesStopCut ? " (writes back on)" : ""}; nothing is sent to the sync service`,
-          },
-        ],
+        runs: [resume, abortOffer(j)],
       };
+}
+
+/** `--abort` as status offers it, where no commit of the sync that runs now may have reached the fleet. */
+function abortOffer(j: JournalStatus): NextRun {
+  return {
+    args: "--abort",
+    does: abortDoes(j.writesStopped || j.writesStopCut !== undefined),
+  };
 }
 
 async function readJournalStatus(

@@ -10,7 +10,7 @@
  */
 import type { CutoverModel } from "../model/contract.js";
 import { CUT_OFF_WORDS, cutOff, syncCommits } from "../model/fold.js";
-import { runAgainAfterCommit } from "../model/again.js";
+import { runAgainAfterCommit, stopAgainBefore } from "../model/again.js";
 import { traitsOf } from "../steps/index.js";
 import { stoppedInCommitWords } from "../fleet/index.js";
 import { formatDuration } from "../runbook/duration.js";
@@ -27,6 +27,8 @@ import {
   RUNBOOK_CHANGED_NOTE,
   runbookArg,
   STOPPED_IN_COMMIT_AHEAD,
+  RESTOP_DOES,
+  abortDoes,
   STOPPED_IN_COMMIT_NOTE,
   STOPPED_IN_COMMIT_RESTART,
   STOPPED_IN_COMMIT_RESUME,
@@ -156,9 +158,21 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
     stopHook?.undo === true && stopHook.ok !== true && !m.cutover.committed && !m.cutover.commitInDoubt
       ? nextAfterFailedUndo({ number: stopHook.index + 1, id: stopHook.id })
       : undefined;
+  // the last run's commit refused for want of a write stop (its `writes-stopped` interlock, a
+  // stopWrites check that said writes flow): --resume meets the same refusal; the stop again, or
+  // called off, as the run's end and status offer them (the page offered a plain --resume)
+  const refusal = m.decisions.filter((d) => d.run === run.n && d.kind === "interlock" && !d.ok).at(-1);
+  const restop =
+    refusal?.check === "writes-stopped" && refusal.index !== undefined
+      ? stopAgainBefore(m.steps, traitsOf, refusal.index)
+      : undefined;
+  const noCommit = !m.cutover.committed && !m.cutover.commitInDoubt && m.cutover.commitAccepted !== true;
+  const restopFirst = restop
+    ? `syncbook run ${rb} --from ${restop.id}${vars}   (${RESTOP_DOES})${noCommit ? `; or syncbook run ${rb} --abort${vars}   (${abortDoes(undefined)})` : ""}`
+    : undefined;
   const abortFirst = undoOwed
     ? `syncbook run ${rb} --abort${vars}   (${undoOwed.runs[0]!.does}; or --resume: ${undoOwed.runs[1]!.does})`
-    : undefined;
+    : restopFirst;
   if (run.finishedAt !== undefined) {
     const how =
       run.ended === "called-off"

@@ -709,11 +709,13 @@ describe("a commit refused for want of a write stop", () => {
     expect(skipped.output).toMatch(/refused \(writes-stopped\)/);
     expect(skipped.output).toContain("stop writes again, then go on:");
     expect(skipped.output).toContain("--from stop-writes");
+    expect(skipped.output).toContain(`or call the cutover off: syncbook run ${file} --abort`);
     expect(skipped.output).not.toContain("resume with:");
     // status, read afterwards, names the same way on (an adversarial run: it named none)
     const st = await cli(["status", file], { cwd: dir });
     expect(st.stdout).toContain(`syncbook run ${file} --from stop-writes`);
     expect(st.stdout).toContain("--resume would meet the same refusal");
+    expect(st.stdout).toContain(`syncbook run ${file} --abort`);
     expect(st.stdout).not.toContain(`syncbook run ${file} --resume`);
     const resumed = await run("--resume");
     expect(resumed.code, resumed.all).toBe(3);

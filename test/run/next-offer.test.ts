@@ -101,9 +101,23 @@ describe("nextOffer", () => {
     expect(taken?.runs[0]!.does).toBe("goes on with the cutover where its last run stopped");
   });
   it("commit refused for want of a write stop: --from the stop (--resume would meet the same refusal)", () => {
-    expect(args({ lastStep: step, finished: failed, restopFrom: "stop-writes" })).toEqual(["--from stop-writes"]);
+    // or called off: the commit was refused (an adversarial run: no way back to writes on was offered)
+    expect(args({ lastStep: step, finished: failed, restopFrom: "stop-writes" })).toEqual([
+      "--from stop-writes",
+      "--abort",
+    ]);
     // a killed run too (no end recorded)
-    expect(args({ lastStep: step, restopFrom: "stop-writes" })).toEqual(["--from stop-writes"]);
+    expect(args({ lastStep: step, restopFrom: "stop-writes" })).toEqual(["--from stop-writes", "--abort"]);
+    expect(
+      nextOffer({ ...base, lastStep: step, finished: failed, restopFrom: "stop-writes", writesStopped: true })?.runs[1],
+    ).toEqual({
+      args: "--abort",
+      does: "calls the cutover off: runs the undos still owed, last first (writes back on); nothing is sent to the sync service",
+    });
+    // an earlier commit of the sync that runs now may be on the fleet: after commit nothing is undone
+    expect(args({ lastStep: step, finished: failed, restopFrom: "stop-writes", commitSent: true })).toEqual([
+      "--from stop-writes",
+    ]);
   });
   it("a committed cutover's step after the commit that failed: --from it", () => {
     const ok = { ...failed, outcome: "ok", committed: true };

@@ -956,3 +956,62 @@ describe("the page's way on after an undo of the write stop that failed or was c
     expect(ended(stoppedAgain).next).toBe("syncbook run rb.yaml --resume");
   });
 });
+
+// the commit refused for want of a write stop (its `writes-stopped` interlock: the stopWrites step's
+// check said writes flow): a plain --resume meets the same refusal; the page offers the stop again,
+// or the cutover called off, as the run's end and status do (it offered a plain --resume)
+describe("after commit's writes-stopped interlock refused it", () => {
+  const refused = (more: RunEvent[] = []) =>
+    killedModel([
+      ev("step.finished", 2300, { index: 1, id: "hold", outcome: "ok", durationMs: 300 }),
+      commitStep(),
+      ev("decision", 2500, {
+        index: 2,
+        id: "commit",
+        kind: "interlock",
+        ok: false,
+        check: "writes-stopped",
+        reason: "the stopWrites check says writes are not stopped",
+      }),
+      ev("step.finished", 2600, { index: 2, id: "commit", outcome: "failed", durationMs: 200, error: "refused" }),
+      ...more,
+    ]);
+  it("ended: --from the stop, or --abort", () => {
+    const v = ended(
+      refused([ev("run.finished", 2700, { outcome: "failed", exitCode: 3, committed: false, durationMs: 2700 })]),
+    );
+    expect(v.state).toBe("finished");
+    expect(v.next).toBe(
+      "syncbook run rb.yaml --from stop   (stops writes again, then goes on to the commit (its writes-stopped interlock refused it; --resume would meet the same refusal)); or syncbook run rb.yaml --abort   (calls the cutover off: runs the undos still owed, last first (a write stop's undo turns writes back on); nothing is sent to the sync service)",
+    );
+  });
+  it("killed after it: the same; not --abort where a commit was accepted", () => {
+    const v = ended(refused());
+    expect(v.state).toBe("dead");
+    expect(v.next).toMatch(/^syncbook run rb\.yaml --from stop {3}\(.*\); or syncbook run rb\.yaml --abort {3}/);
+    const accepted = ended(
+      refused([
+        req(2650, 9, 0),
+        ev("response.received", 2660, { id: 9, instance: instances[0], status: 200, body: { success: true } }),
+      ]),
+    );
+    expect(accepted.next).toMatch(
+      /^syncbook run rb\.yaml --from stop {3}\([^;]*; --resume would meet the same refusal\)\)$/,
+    );
+  });
+  it("a refusal of another check, or an earlier run's: as before", () => {
+    const other = ended(
+      killedModel([
+        ev("decision", 2500, {
+          index: 1,
+          id: "hold",
+          kind: "interlock",
+          ok: false,
+          check: "hook-processes",
+          reason: "x",
+        }),
+      ]),
+    );
+    expect(other.next).not.toContain("--from stop");
+  });
+});
