@@ -38,6 +38,13 @@ export interface InterpolateOptions {
   standIn?: (path: Path) => boolean;
   /** Variables that took the stand-in (an unset `${env.NAME}`): by variable, the variable's NAME. */
   standInVars?: ReadonlyMap<string, string>;
+  /**
+   * In lint mode, the variables whose value holds an `${env.*}` left as written: a place that uses
+   * one is as unjudged as one that names the environment itself (`unresolved`). A helper's runbook:
+   * `url: "${vars.writeSwitch}"` with `writeSwitch: "${env.SWITCH_URL}"` failed lint's `format: uri`
+   * on the placeholder's text, set or not, while `run` passed it.
+   */
+  unresolvedVars?: ReadonlySet<string>;
 }
 
 /** The value an unset `${env.*}` gets where only a stand-in uses it (never a secret: nothing is read). */
@@ -119,6 +126,7 @@ export function interpolate(
           });
           return undefined;
         }
+        if (opts.unresolvedVars?.has(name)) unresolved.add(JSON.stringify(path));
         return opts.vars[name];
       }
       if (opts.env === "lint") {

@@ -334,6 +334,12 @@ function parseNow(text: string, file: string, opts: LoadOptions): LoadedRunbook 
   const standInVars = new Map<string, string>();
   for (const u of varsPass.stoodIn)
     if (typeof u.path[0] === "string" && !Object.hasOwn(opts.vars ?? {}, u.path[0])) standInVars.set(u.path[0], u.name);
+  // lint: a variable made of an `${env.*}` left as written is not judged where it is used either
+  const unresolvedVars = new Set<string>();
+  for (const p of varsPass.unresolved) {
+    const k = (JSON.parse(p) as unknown[])[0];
+    if (typeof k === "string" && !Object.hasOwn(opts.vars ?? {}, k)) unresolvedVars.add(k);
+  }
   const vars: Record<string, Scalar> = {};
   for (const [k, v] of Object.entries(varsPass.value as Record<string, unknown>)) if (isScalarValue(v)) vars[k] = v;
   for (const [k, v] of Object.entries(opts.vars ?? {})) vars[k] = v;
@@ -343,7 +349,13 @@ function parseNow(text: string, file: string, opts: LoadOptions): LoadedRunbook 
   for (const r of nameSecrets) diagnostics.push({ file, ...pos(["name"], r.offset), ...r.finding });
   const body = interpolate(
     raw,
-    { vars, env, ...lengths, ...(standIn ? { standIn, standInVars } : {}) },
+    {
+      vars,
+      env,
+      ...lengths,
+      ...(standIn ? { standIn, standInVars } : {}),
+      ...(unresolvedVars.size ? { unresolvedVars } : {}),
+    },
     (p) => p.length === 1 && (p[0] === "vars" || (p[0] === "name" && nameSecrets.length > 0)),
   );
   seen.stoodIn = [...new Set([...varsPass.stoodIn, ...body.stoodIn].map((u) => u.name))].sort();

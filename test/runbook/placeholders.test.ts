@@ -202,6 +202,32 @@ describe("typed placeholders", () => {
     const options: Record<string, unknown> | undefined = step && "hook" in step ? step.hook?.with : undefined;
     expect(options?.retries).toBe(1);
   });
+
+  // a helper's runbook: lint said `plugin-options: … must match format "uri"` of the placeholder's
+  // own text (the var's value, `${env.SWITCH_URL}` as written), while `run` passed it
+  it("lint: a var made of ${env.*} is not judged where it is used (a uri option); a literal one still is", async () => {
+    const steps = '  - stopWrites: { use: http, with: { url: "${vars.writeSwitch}" } }\n';
+    const plugins = async (head: string, opts: LoadOptions) =>
+      (await loadRunbookPlugins(await load(steps, opts, head), { callKinds: PLUGIN_CALL_KINDS })).diagnostics.map(
+        (d) => `${d.rule}: ${d.message}`,
+      );
+    const fromEnv = 'vars: { writeSwitch: "${env.SWITCH_URL}" }\n';
+    expect(await plugins(fromEnv, { env: "lint" })).toEqual([]);
+    expect(await plugins(fromEnv, { env: "lint", envLengths: { SWITCH_URL: "http://h/w/long" } })).toEqual([]);
+    // known (a run): judged on its value
+    expect(await plugins(fromEnv, { env: { SWITCH_URL: "http://h/writes" } })).toEqual([]);
+    expect(await plugins(fromEnv, { env: { SWITCH_URL: "not a url at all" } })).toEqual([
+      'plugin-options: hook `http`: option `url` must match format "uri"',
+    ]);
+    // a --var gives it: judged
+    expect(await plugins(fromEnv, { env: "lint", vars: { writeSwitch: "/relative" } })).toEqual([
+      'plugin-options: hook `http`: option `url` must match format "uri"',
+    ]);
+    // a literal value that is no URI: an error in lint too
+    expect(await plugins('vars: { writeSwitch: "/sim/writes" }\n', { env: "lint" })).toEqual([
+      'plugin-options: hook `http`: option `url` must match format "uri"',
+    ]);
+  });
 });
 
 describe("short secrets", () => {
