@@ -38,7 +38,7 @@ import { instancesOf, type Runbook } from "../runbook/types.js";
 import { canWriteInstance } from "../runbook/can-write.js";
 import { addCopySample, copyProgress, emptyCopyState } from "../fleet/eta.js";
 import { emptyProgress500 } from "../steps/kit/verifier.js";
-import { OLD_RELEASE, persisted, verifierEarned } from "../steps/kit/earned.js";
+import { OLD_RELEASE, persisted, verification, verifierEarned } from "../steps/kit/earned.js";
 import type { VerifierMemory } from "../steps/index.js";
 import { opensWriteStop, readinessPlan, traitsOf } from "../steps/index.js";
 import {
@@ -876,7 +876,10 @@ async function readJournalStatus(
       outcome: state.finished.outcome,
       committed: state.finished.committed,
       ...(!state.finished.committed && model.cutover.commitInDoubt ? { commitInDoubt: true as const } : {}),
-      verified: state.verifier?.verified !== undefined,
+      // the one rule (earned.ts `verification`): never once an instance stopped during the commit,
+      // whatever a (forced) verify said; a review saw "· verified" beside "verification: not verified"
+      verified: verification(state.verifier?.verified !== undefined, [], state.verifier?.reversed, w?.stoppedInCommit)
+        .verified,
       at: new Date(state.finished.at).toISOString(),
       ...(state.finished.message ? { message: state.finished.message } : {}),
       ...(state.finished.aborted ? { aborted: true as const } : {}),

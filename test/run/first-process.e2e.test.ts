@@ -478,6 +478,28 @@ describe("another process restarted during the commit, and the runbook verifies 
         expect(decided.every((d) => d.kind === "force" && d.ok)).toBe(true);
         expect(writesOff, "forced, the verify ran").toHaveLength(1);
         expect(of(events, "step.finished").find((e) => e.id === "verify")).toMatchObject({ outcome: "ok" });
+        // status says the run's end as the run did: not verified (a review saw "· verified" beside
+        // "verification: not verified")
+        const dir = tempDir();
+        try {
+          const started = of(events, "run.started")[0]!;
+          const j = openJournal({
+            dir: join(dir, ".syncbook"),
+            runbookName: started.runbook,
+            runbookHash: started.hash,
+          });
+          for (const e of events) j.write(e);
+          j.close();
+          const st = await readStatus(await parseRunbook(yaml, join(dir, "rb.yaml"), { env: {} }), {
+            journalDir: join(dir, ".syncbook"),
+          });
+          expect(st.journal?.finished).toMatchObject({ outcome: "ok", committed: true, verified: false });
+          const said = formatStatus(st).join("\n");
+          expect(said).toMatch(/run ended ok \(committed\) · not verified/);
+          expect(said).not.toMatch(/· verified/);
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
         return;
       }
       expect(result.exitCode, result.message).toBe(3);
