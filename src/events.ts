@@ -64,7 +64,8 @@ export interface RunEventMap {
      * what it ran or was skipped by tells the `--var` value a way on must carry (src/next-run.ts
      * `decidedVars`; a reader without the runbook, `syncbook watch`, has only this).
      */
-    steps: { index: number; id: string; kind: string; title: string; when?: string }[];
+    /** `writesOn`: a hook the runbook says lets the application write again (`writesOn: true`). */
+    steps: { index: number; id: string; kind: string; title: string; when?: string; writesOn?: true }[];
     /**
      * The runbook's variables in effect in this run (`--var` applied; env-derived ones redacted),
      * and `given`, the names `--var` set: what a hook's call was made of, so an undo made later from

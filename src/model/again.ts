@@ -36,6 +36,27 @@ export function stopAgainBefore<S extends { index: number; kind: string }>(
   return stops.filter((s) => at < 0 || s.index < at).at(-1) ?? stops[0];
 }
 
+/**
+ * Whether a step that asks the `stopped-in-commit` interlock (src/steps/kit/stopped-in-commit.ts:
+ * a writes-on hook, a verify, the kind that waits for the verifier) is still ahead of a plain
+ * `--resume`: one that has not ended ok and is not skipped by its `when` (`whenFalse`: the
+ * runbook's, where the reader has it; else a skip its run journaled). The one rule of `status` and
+ * the watch page: they offer the restart and the forced resume instead of a plain `--resume`
+ * only then (a review: a runbook with neither step, or with its verify skipped, was offered them).
+ */
+export function stoppedInCommitAhead(
+  steps: readonly Pick<ModelStep, "index" | "kind" | "outcome" | "reason" | "writesOn">[],
+  traits: (kind: string | undefined) => { readonly waitsFor: string | undefined },
+  whenFalse?: (index: number) => boolean,
+): boolean {
+  return steps.some(
+    (s) =>
+      (s.writesOn === true || traits(s.kind).waitsFor === "verifier") &&
+      s.outcome !== "ok" &&
+      !(whenFalse ? whenFalse(s.index) : s.outcome === "skipped" && s.reason === "when: false"),
+  );
+}
+
 export function runAgainAfterCommit(m: CutoverModel, traits: WindowKindTraits): ModelStep | undefined {
   const run = m.runs.at(-1);
   if (!run || run.outcome !== "ok" || run.to !== undefined || run.aborted || run.committed !== true) return undefined;

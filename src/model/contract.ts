@@ -128,6 +128,8 @@ export interface ModelStep {
   reason?: string;
   /** The variable its `when` names whole (`rollback` for `when: "${vars.rollback}"`), as its run said. */
   when?: string;
+  /** A hook the runbook says lets the application write again (`writesOn: true`), as its last run said. */
+  writesOn?: true;
   /** Why a later run did not run it again (`run 2: done in an earlier run (journal)`). */
   resumeNote?: string;
   /** Its time limit, as its last start said. */

@@ -616,6 +616,8 @@ export class CutoverFold {
       step.kind ||= st.kind;
       if (st.when !== undefined) step.when = st.when;
       else delete step.when;
+      if (st.writesOn === true) step.writesOn = true;
+      else delete step.writesOn;
     }
     for (const i of e.instances) {
       if (!this.#instances.has(i.index)) this.#instances.set(i.index, { ...i });

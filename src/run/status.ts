@@ -69,7 +69,7 @@ import {
   type NextOffer,
   type NextRun,
 } from "../next-run.js";
-import { runAgainAfterCommit } from "../model/again.js";
+import { runAgainAfterCommit, stoppedInCommitAhead } from "../model/again.js";
 
 /**
  * 2: an instance's `copy` has no `percent` (it was its share of the fleet's estimate); the fleet's is `copy`.
@@ -947,8 +947,17 @@ async function readJournalStatus(
       ...(w.stoppedInCommit.also ? { also: [...w.stoppedInCommit.also] } : {}),
       // its writes-on hook or verify reached, refused or forced: a plain --resume meets the refusal (again)
       ...(model.decisions.some((d) => d.check === "stopped-in-commit") ? { refused: true as const } : {}),
-      ...((runbook.steps.some((st) => st.hook?.writesOn === true) && w.writesOnAt === undefined) ||
-      (runbook.steps.some((st) => st.verify !== undefined) && state.verifier?.verified === undefined)
+      // a journal of an earlier runner does not say which hook is the writes-on one: the runbook does;
+      // a `when` as the cutover's values decide it (the runbook is loaded with them)
+      ...(stoppedInCommitAhead(
+        model.steps.map((s) =>
+          s.writesOn === true || runbook.steps[s.index]?.hook?.writesOn !== true
+            ? s
+            : { ...s, writesOn: true as const },
+        ),
+        traitsOf,
+        (i) => runbook.steps[i]?.when === false,
+      )
         ? { refusesAhead: true as const }
         : {}),
     };

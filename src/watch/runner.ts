@@ -10,7 +10,7 @@
  */
 import type { CutoverModel } from "../model/contract.js";
 import { CUT_OFF_WORDS, cutOff, syncCommits } from "../model/fold.js";
-import { runAgainAfterCommit, stopAgainBefore } from "../model/again.js";
+import { runAgainAfterCommit, stopAgainBefore, stoppedInCommitAhead } from "../model/again.js";
 import { traitsOf } from "../steps/index.js";
 import { stoppedInCommitWords } from "../fleet/index.js";
 import { formatDuration } from "../runbook/duration.js";
@@ -122,12 +122,8 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
   // the writes-on hook refused: an instance stopped during the commit (src/steps/hook.ts). A plain
   // --resume is refused again: the forced one, for one who knows, and what to do instead
   const sic = m.window?.stoppedInCommit;
-  // a step that asks the interlock is still ahead: a writes-on hook while writes were not turned
-  // on, a verify (the kind that waits for the verifier) while none passed (as status says it:
-  // src/run/status.ts `refusesAhead`)
-  const refusesAhead =
-    m.window?.writesOnAt === undefined ||
-    (m.steps.some((s) => traitsOf(s.kind).waitsFor === "verifier") && m.cutover.verified === undefined);
+  // a step that asks the interlock still ahead of a plain --resume (the one rule, as status says it)
+  const refusesAhead = stoppedInCommitAhead(m.steps, traitsOf);
   const sicRefused = sic !== undefined && refusesAhead && m.decisions.some((d) => d.check === "stopped-in-commit");
   const resume = sicRefused
     ? `syncbook run ${rb} ${STOPPED_IN_COMMIT_RESTART.args}${vars}   (${STOPPED_IN_COMMIT_NOTE}: ${STOPPED_IN_COMMIT_RESTART.does}); or syncbook run ${rb} ${STOPPED_IN_COMMIT_RESUME.args}${vars}   (${[...(resumeChanged ? [RUNBOOK_CHANGED_NOTE] : []), STOPPED_IN_COMMIT_RESUME.does].join("; ")})`

@@ -6,7 +6,12 @@
 import { describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/events.js";
 import { CutoverFold } from "../../src/model/fold.js";
-import { afterLastCommitStep, runAgainAfterCommit } from "../../src/model/again.js";
+import {
+  afterLastCommitStep,
+  runAgainAfterCommit,
+  stopAgainBefore,
+  stoppedInCommitAhead,
+} from "../../src/model/again.js";
 import { traitsOf } from "../../src/steps/index.js";
 
 const T0 = 1_800_000_000_000;
@@ -94,5 +99,50 @@ describe("afterLastCommitStep", () => {
     ]);
     expect([2, 3, 4, 5].map((i) => afterLastCommitStep(steps, traitsOf, i))).toEqual([false, false, false, true]);
     expect(afterLastCommitStep([], traitsOf, 3)).toBe(false);
+  });
+});
+
+describe("stopAgainBefore: the stopWrites step a write-stop refusal needs run again", () => {
+  const steps = [
+    { index: 0, kind: "start" },
+    { index: 1, kind: "stopWrites" },
+    { index: 2, kind: "stopWrites" },
+    { index: 3, kind: "commit" },
+    { index: 4, kind: "verify" },
+  ];
+  it("the last before the refused step, else the first; none after the last commit", () => {
+    expect(stopAgainBefore(steps, traitsOf, 3)?.index).toBe(2);
+    expect(stopAgainBefore(steps, traitsOf, 2)?.index).toBe(1);
+    expect(stopAgainBefore(steps, traitsOf, 0)?.index).toBe(1);
+    expect(stopAgainBefore(steps, traitsOf, -1)?.index).toBe(2);
+    expect(stopAgainBefore(steps, traitsOf, 4)).toBeUndefined();
+    expect(stopAgainBefore(steps.slice(0, 1), traitsOf, 0)).toBeUndefined();
+  });
+});
+
+// a review: the watch page offered the restart and the forced resume to a runbook with neither a
+// writes-on hook nor a verify left, and status did so with its verify skipped by `when`
+describe("stoppedInCommitAhead: a step that asks the stopped-in-commit interlock is still ahead", () => {
+  type S = Parameters<typeof stoppedInCommitAhead>[0][number];
+  const hook = (outcome: S["outcome"], more: Partial<S> = {}): S => ({ index: 1, kind: "hook", outcome, ...more });
+  const verify = (outcome: S["outcome"], more: Partial<S> = {}): S => ({ index: 2, kind: "verify", outcome, ...more });
+  it("neither step: none", () => {
+    expect(stoppedInCommitAhead([hook("pending"), { index: 0, kind: "commit", outcome: "ok" }], traitsOf)).toBe(false);
+  });
+  it("a writes-on hook or a verify not ended ok: ahead; ended ok: not", () => {
+    expect(stoppedInCommitAhead([hook("pending", { writesOn: true })], traitsOf)).toBe(true);
+    expect(stoppedInCommitAhead([hook("failed", { writesOn: true })], traitsOf)).toBe(true);
+    expect(stoppedInCommitAhead([hook("ok", { writesOn: true })], traitsOf)).toBe(false);
+    expect(stoppedInCommitAhead([verify("failed")], traitsOf)).toBe(true);
+    expect(stoppedInCommitAhead([verify("running")], traitsOf)).toBe(true);
+    expect(stoppedInCommitAhead([verify("ok")], traitsOf)).toBe(false);
+    expect(stoppedInCommitAhead([hook("ok", { writesOn: true }), verify("pending")], traitsOf)).toBe(true);
+  });
+  it("skipped by its when: as the reader's runbook decides it, else as its run journaled it", () => {
+    const skipped = verify("skipped", { reason: "when: false" });
+    expect(stoppedInCommitAhead([skipped], traitsOf)).toBe(false);
+    expect(stoppedInCommitAhead([verify("skipped", { reason: "--only" })], traitsOf)).toBe(true);
+    expect(stoppedInCommitAhead([verify("pending")], traitsOf, (i) => i === 2)).toBe(false);
+    expect(stoppedInCommitAhead([skipped], traitsOf, () => false)).toBe(true);
   });
 });

@@ -447,7 +447,8 @@ describe("another process restarted during the commit, and the runbook verifies 
       const s = await fleet();
       let restarted: Promise<void> | undefined;
       let commitSentAt = 0;
-      const yaml = runbook(s, START + READY + CHECK + STOP + DRAINED + COMMIT + WRITABLE + VERIFY, {
+      // COMMITTED before writesOff: before it the destination's index metadata differs by design
+      const yaml = runbook(s, START + READY + CHECK + STOP + DRAINED + COMMIT + WRITABLE + COMMITTED + VERIFY, {
         declare: true,
         verifier: true,
       });
@@ -538,6 +539,77 @@ describe("another process restarted during the commit, and the runbook verifies 
         rmSync(dir, { recursive: true, force: true });
       }
     });
+});
+
+// a review: after the forced verify passed and a later step failed, nothing ahead refuses; the
+// watch page offered the restart and the forced resume (and "refused again at the writes-on hook or
+// verify step") to a runbook with no writes-on hook, where a plain --resume went on
+describe("forced past the stop in the commit, then a later step failed", () => {
+  it("status and the watch page offer a plain --resume: no step ahead asks the interlock", async () => {
+    const s = await fleet();
+    let restarted: Promise<void> | undefined;
+    let commitSentAt = 0;
+    const FAILS = "  - { id: paused, waitFor: { state: PAUSED, timeout: 300ms } }\n";
+    const yaml = runbook(
+      s,
+      START +
+        READY +
+        "  - { id: check, startVerification: {} }\n" +
+        STOP +
+        DRAINED +
+        COMMIT +
+        WRITABLE +
+        COMMITTED +
+        "  - { id: verify, verify: { timeout: 20s } }\n" +
+        FAILS,
+      { declare: true, verifier: true },
+    );
+    const { result, events } = await runYaml(yaml, {
+      force: ["stopped-in-commit"],
+      onEvent: (e) => {
+        if (e.type === "request.sent" && e.path === "/api/v1/commit") {
+          s.control.setTimeScale(0);
+          commitSentAt = e.at;
+        }
+        if (e.type === "progress.sampled" && e.instance.index === 1 && commitSentAt > 0 && !restarted)
+          restarted = s.control
+            .down(1)
+            .then(() => s.control.up(1))
+            .then(() => s.control.setTimeScale(50));
+      },
+    });
+    await restarted;
+    expect(result.exitCode, result.message).toBe(1);
+    expect(result.failedStep, result.message).toBe("paused");
+    expect(of(events, "decision").some((d) => d.check === "stopped-in-commit" && d.kind === "force")).toBe(true);
+    const dir = tempDir();
+    try {
+      const started = of(events, "run.started")[0]!;
+      const j = openJournal({ dir: join(dir, ".syncbook"), runbookName: started.runbook, runbookHash: started.hash });
+      for (const e of events) j.write(e);
+      j.close();
+      const st = await readStatus(await parseRunbook(yaml, join(dir, "rb.yaml"), { env: {} }), {
+        journalDir: join(dir, ".syncbook"),
+      });
+      expect(st.journal?.stoppedInCommit).toMatchObject({ instance: "sync1", refused: true });
+      expect(st.journal?.stoppedInCommit?.refusesAhead).toBeUndefined();
+      expect(st.journal?.next?.runs.map((r) => r.args)).toEqual(["--resume"]);
+      expect(st.journal?.next?.runs[0]!.does).not.toContain("refuses");
+      const fold = new CutoverFold({ traits: traitsOf });
+      for (const e of events) fold.apply(e);
+      const v = runnerVerdict({
+        model: fold.view(),
+        lock: undefined,
+        now: Date.now(),
+        host: "h",
+        isAlive: () => false,
+        runbook: "rb.yaml",
+      });
+      expect(v.next).toBe("syncbook run rb.yaml --resume");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe("1.11–1.19 without write blocking: COMMITTED, whatever the start says of the verifier", () => {
