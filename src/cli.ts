@@ -271,7 +271,7 @@ function runOptions(cmd: Command): Command {
     .option("--yes", "answer every confirm step with yes (never lifts an interlock)")
     .option(
       "--force <check>",
-      "skip a named interlock check (repeatable): fleet-idle, can-commit, writes-stopped, no-errors, fleet-state, fleet-identity",
+      "skip a named interlock check (repeatable): fleet-idle, can-commit, writes-stopped, no-errors, fleet-state, fleet-identity, hook-processes, stopped-in-commit",
       collect,
     )
     .addOption(

@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ExitCode } from "../../src/errors.js";
+import { FORCE_CHECKS } from "../../src/steps/index.js";
 import { spawnSync } from "node:child_process";
 import { CLI, cli, tempDir } from "../support/run.js";
 
@@ -38,6 +39,14 @@ describe("exit codes", () => {
       );
       expect(listed, args.join(" ")).toEqual(codes);
       expect(r.stdout).toMatch(/3 +stopped by an interlock: the refused command was not sent/);
+      // every check --force takes is named where it is offered (a review: two were missing)
+      if (args[0] === "run" || args[0] === "rehearse") {
+        const help = r.stdout.replace(/\s+/g, " ");
+        const at = help.indexOf("--force <check>");
+        const force = help.slice(at, help.indexOf(" --", at + 1));
+        for (const c of FORCE_CHECKS)
+          expect(force, `${args.join(" ")}: --force ${c}`).toMatch(new RegExp(`\\b${c}\\b`));
+      }
     }
   });
 
