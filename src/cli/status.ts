@@ -55,8 +55,13 @@ export async function main(file: string, opts: StatusCliOptions): Promise<number
   const { loadRunbook } = await import("../runbook/index.js");
   // the hooks, checks and notifications are not read here: a secret they use need not be set (a
   // person on the bridge call has none; "environment variable is not set" kept status from running)
+  // nor the clusters' connection strings (preflight's: status connects to no cluster; a review: the
+  // documented preflight shape, `uri: "${env.…}"`, still stopped it)
   const { callStandIns } = await import("../rehearse/index.js");
-  const standIn = callStandIns(false);
+  const standIn = (raw: unknown): ((path: (string | number)[]) => boolean) => {
+    const calls = callStandIns(false)(raw);
+    return (path) => calls(path) || (path[0] === "clusters" && path[2] === "uri" && path.length === 3);
+  };
   const first = await loadRunbook(file, { env: process.env, standIn });
   const blocking = first.diagnostics.filter((d) => d.severity === "error");
   if (!first.runbook || blocking.length) {
@@ -80,7 +85,7 @@ export async function main(file: string, opts: StatusCliOptions): Promise<number
   const unset = [...new Set(loaded.stoodIn ?? [])];
   if (unset.length)
     stderr(
-      `note: ${unset.map((n) => `\${env.${n}}`).join(", ")} ${unset.length === 1 ? "is" : "are"} not set here; status reads no hook, check or notification that uses ${unset.length === 1 ? "it" : "them"} (a run needs ${unset.length === 1 ? "it" : "them"})\n`,
+      `note: ${unset.map((n) => `\${env.${n}}`).join(", ")} ${unset.length === 1 ? "is" : "are"} not set here; status reads no hook, check, notification or cluster connection string that uses ${unset.length === 1 ? "it" : "them"} (a run needs ${unset.length === 1 ? "it" : "them"})\n`,
     );
   // as typed: the ways on status offers repeat it (src/next-run.ts `runbookArgs`)
   if (opts.journalDir !== undefined) loaded.journalDir = opts.journalDir;

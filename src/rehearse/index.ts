@@ -70,7 +70,7 @@ export function rehearsalStandIns(keepHooks: boolean): (raw: unknown) => (path: 
 /**
  * The calls a rehearsal stands in for: `notify:` (a line on the terminal instead), and each
  * step's kind body that its kind's stand-in replaces (stopWrites, hooks, plugin steps unless
- * `keepHooks`; notify steps; preflight), asked of the kind itself on the raw step. `syncbook
+ * `keepHooks`; notify steps), asked of the kind itself on the raw step. `syncbook
  * status` reads none of them either (it reads the fleet, the verifier and the journals), so an
  * unset secret there does not keep it from running (a person on the bridge call has no secrets).
  */

@@ -27,7 +27,7 @@ import {
 } from "../redact.js";
 import type { Diagnostic } from "../diagnostics.js";
 import type { ExplainInput } from "./explain.js";
-import { coercion, envNamesIn, interpolate, referencesIn, type Scalar } from "./interpolate.js";
+import { coercion, envNamesIn, interpolate, referencesIn, STAND_IN, type Scalar } from "./interpolate.js";
 import { createLocator, type Locate } from "./positions.js";
 import { yamlErrorAt } from "./yaml-error.js";
 import type { Runbook } from "./types.js";
@@ -409,7 +409,7 @@ function parseNow(text: string, file: string, opts: LoadOptions): LoadedRunbook 
     const fix = coerceWholes(value, body.whole, schemaErrors);
     if (fix) [valid, schemaErrors] = fix;
   }
-  if (valid) return result(raw, value as Runbook, redactVars(vars, redact));
+  if (valid) return result(raw, value as Runbook, shownVars(vars, redact, standInVars));
   return {
     explain(explainSchemaErrors) {
       const unknownPaths = new Set([
@@ -430,8 +430,9 @@ function parseNow(text: string, file: string, opts: LoadOptions): LoadedRunbook 
       diagnostics.push(...explained);
       // lint cannot see env values: a finding only about such a value (an info, "not judged")
       // leaves the runbook usable for lint
-      if (explained.some((d) => d.severity === "error")) return result(raw, undefined, redactVars(vars, redact), value);
-      return result(raw, value as Runbook, redactVars(vars, redact));
+      if (explained.some((d) => d.severity === "error"))
+        return result(raw, undefined, shownVars(vars, redact, standInVars), value);
+      return result(raw, value as Runbook, shownVars(vars, redact, standInVars));
     },
   };
 }
@@ -613,6 +614,25 @@ function refuse(text: string, file: string, size: number): Diagnostic | undefine
       hint: "A runbook is a few levels deep; this is not one.",
     };
   return undefined;
+}
+
+/**
+ * The variables as the runbook's values show them (`LoadedRunbook.vars`): redacted, and one made of
+ * an unset `${env.*}` that took the stand-in masked as its value would be (it is a secret's): `status`
+ * compares them with the journal's, where the cutover's runs had it set (a review: status told the
+ * operator to give a `--var` the cutover never got, the journal's `***` against `stand-in`).
+ */
+function shownVars(
+  vars: Record<string, Scalar>,
+  redact: (s: string) => string,
+  standInVars: ReadonlyMap<string, string>,
+): Record<string, Scalar> {
+  const out = redactVars(vars, redact);
+  for (const k of standInVars.keys()) {
+    const v = out[k];
+    if (typeof v === "string") out[k] = v.replaceAll(STAND_IN, MASK);
+  }
+  return out;
 }
 
 function redactVars(vars: Record<string, Scalar>, redact: (s: string) => string): Record<string, Scalar> {

@@ -542,7 +542,7 @@ describe("syncbook status of a folder", () => {
 // addresses are made of still must be
 describe("syncbook status where a secret is not set", () => {
   const UNSET = "SYNCBOOK_TEST_STATUS_UNSET_TOKEN";
-  it("one only a hook and a notification use: status runs and says it was not read; one the verifier's URL is made of: refused, naming it", async () => {
+  it("one only a hook, a notification or a cluster's connection string uses: status runs and says it was not read; one the verifier's URL is made of: refused, naming it", async () => {
     s = await runSim({ instances: 1 });
     const dir = tempDir();
     const hook = `  - { id: stop-writes, stopWrites: { use: shell, with: { command: [node, -e, "0", "\${env.${UNSET}}"] } } }\n`;
@@ -552,8 +552,13 @@ describe("syncbook status where a secret is not set", () => {
         s,
         START + hook,
         `notify:\n  - { use: webhook, on: [run.finished], with: { url: "https://hooks.example.com/\${env.${UNSET}}" } }\n`,
+      ).replace(
+        // and a cluster's connection string, as preflight reads it (docs/preflight.md)
+        'cluster0: { topology: replicaSet, serverVersion: "6.0" }',
+        `cluster0: { topology: replicaSet, serverVersion: "6.0", uri: "\${env.${UNSET}}" }`,
       ),
     );
+    expect(readFileSync(file, "utf8")).toContain(`uri: "\${env.${UNSET}}"`);
     const env = { ...process.env };
     delete env[UNSET];
     const r = await cli(["status", file], { cwd: dir, env: env as Record<string, string> });
@@ -561,7 +566,7 @@ describe("syncbook status where a secret is not set", () => {
     expect(r.stdout).toContain("#1 sync0");
     expect(r.all).not.toContain("stand-in");
     expect(r.stderr).toContain(
-      `note: \${env.${UNSET}} is not set here; status reads no hook, check or notification that uses it (a run needs it)`,
+      `note: \${env.${UNSET}} is not set here; status reads no hook, check, notification or cluster connection string that uses it (a run needs it)`,
     );
     // the run itself still needs it
     const run = await cli(["run", file, "--dry-run"], { cwd: dir, env: env as Record<string, string> });

@@ -13,7 +13,7 @@ import { lintRunbook, lintWithLoader } from "../../src/lint/index.js";
 import { loadRunbookPlugins } from "../../src/plugin/index.js";
 import { MIN_SECRET_LENGTH } from "../../src/redact.js";
 import { parseRunbook, type LoadOptions } from "../../src/runbook/index.js";
-import { rehearsalStandIns } from "../../src/rehearse/index.js";
+import { callStandIns, rehearsalStandIns } from "../../src/rehearse/index.js";
 import { PLUGIN_CALL_KINDS } from "../../src/steps/index.js";
 
 const HEAD = `runbook: 1
@@ -289,6 +289,27 @@ describe("short secrets", () => {
 // The runbook's name is its journal folder's name on disk (`.syncbook/<name>/`, which CI uploads)
 // and is in every report and page: a secret there cannot be redacted (safeSegment rewrites what
 // the redactor would look for), so the loader refuses one, in every mode.
+// status loads the runbook with the calls' stand-ins (a person on the bridge call has no secrets):
+// a variable made of an unset `${env.*}` shows as a secret's value does, `***`, as the journal of a
+// run that had it set holds it; a review: status compared `stand-in` with the journal's `***` and
+// told the operator to give a --var the cutover never got
+describe("a variable that took the stand-in", () => {
+  it("shows masked in the runbook's values, whole or in part; its use in a hook gets the stand-in", async () => {
+    const head = 'vars: { token: "${env.T}", url: "https://h/${env.T}/x", plain: p }\n';
+    const steps = '  - hook: { use: shell, with: { command: [echo, "${vars.token}", "${vars.url}"] } }\n';
+    const l = await load(steps, { env: {}, standIn: callStandIns(false) }, head);
+    expect(l.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    expect(l.stoodIn).toEqual(["T"]);
+    expect(l.vars).toMatchObject({ token: "***", url: "https://h/***/x", plain: "p" });
+    const step = l.runbook?.steps[0];
+    const options: Record<string, unknown> | undefined = step && "hook" in step ? step.hook?.with : undefined;
+    expect(options?.command).toEqual(["echo", "stand-in", "stand-in"]);
+    // set, it is redacted alike
+    const set = await load(steps, { env: { T: "a-long-secret" }, standIn: callStandIns(false) }, head);
+    expect(set.vars).toMatchObject({ token: "***", url: "https://h/***/x" });
+  });
+});
+
 describe("a secret in the runbook's name", () => {
   const SECRET = "Pa$$w0rd-Secret9876";
   const named = (name: string, opts: LoadOptions, head = "") =>
