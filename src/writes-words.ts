@@ -71,6 +71,15 @@ export function windowLengthWords(
 }
 
 /** The headline words: "writes are STILL STOPPED", "writes may be stopped". */
+/**
+ * A writesOn hook that started and did not succeed (cut off with its run, or failed part-way):
+ * writes "may be back on", what it did is not known. `status` and the watch page say it alike (an
+ * adversarial run: a forced resume killed inside it, the application writing, and status said
+ * stopped; the page could not tell the writes-on hook from another).
+ */
+export const writesOnInDoubtWords = (h: { step: number; id: string; failed?: true | undefined }): string =>
+  `may be back on: the writesOn hook of step ${h.step} ${h.id} ${h.failed ? "failed part-way" : "started and its run ended before it did"} (what it did is not known: see the application)`;
+
 export const WRITES_LEFT_WORDS: Readonly<Record<WritesLeft, string>> = {
   stopped: "writes are STILL STOPPED",
   "may-be-stopped": "writes may be stopped",

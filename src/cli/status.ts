@@ -16,7 +16,13 @@ import { nextLines, runbookArg } from "../next-run.js";
 import { readinessLine, readinessSummary } from "../model/readiness.js";
 import { fleetStatesLine, highestLagLine, SUMMARY_ABOVE } from "../model/fleet-summary.js";
 import { CUT_OFF_WORDS } from "../model/fold.js";
-import { COMMIT_IN_DOUBT_WORDS, reverseInDoubtWords, runEndWords, windowEndWords } from "../writes-words.js";
+import {
+  COMMIT_IN_DOUBT_WORDS,
+  reverseInDoubtWords,
+  runEndWords,
+  windowEndWords,
+  writesOnInDoubtWords,
+} from "../writes-words.js";
 import { filteredWords, verification, verificationText, WRITES_OFF_FORCED } from "../steps/kit/earned.js";
 import { stderr, stdout } from "./execute.js";
 import { lintCommand } from "../next-run.js";
@@ -347,7 +353,7 @@ export function formatStatus(st: Status): string[] {
       );
     else if (j.writesOnInDoubt)
       lines.push(
-        `  writes: may be back on: the writesOn hook of step ${j.writesOnInDoubt.step} ${j.writesOnInDoubt.id} ${j.writesOnInDoubt.failed ? "failed part-way" : "started and its run ended before it did"} (what it did is not known: see the application)${j.destinationWrites ? `; the destination took writes at ${j.destinationWrites.since} (${windowEndWords(j.destinationWrites.by)})` : ""}`,
+        `  writes: ${writesOnInDoubtWords(j.writesOnInDoubt)}${j.destinationWrites ? `; the destination took writes at ${j.destinationWrites.since} (${windowEndWords(j.destinationWrites.by)})` : ""}`,
       );
     else if (j.reverseInDoubt !== undefined && !j.destinationWrites)
       // no window of this journal closed before it (a runbook that only reverses); a write stop of

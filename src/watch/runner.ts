@@ -17,6 +17,7 @@ import { formatDuration } from "../runbook/duration.js";
 import {
   COMMIT_IN_DOUBT_WORDS,
   WRITES_LEFT_WORDS,
+  writesOnInDoubtWords,
   reverseInDoubtWords,
   runEndWords,
   windowLength,
@@ -279,6 +280,15 @@ export function stateLeft(m: CutoverModel, now: number, runnerGone = true): stri
     const at = w.openedAt ?? w.measuredFrom;
     out.push(`writes stopped ${windowLength(Math.max(0, now - at), { atLeast: w.openedAt === undefined })} ago`);
   } else if (m.writesLeft) out.push(WRITES_LEFT_WORDS[m.writesLeft]);
+  else if (runnerGone && w?.writesOnAt === undefined) {
+    // a writes-on hook (as its run said, `steps[].writesOn`) that started and did not succeed, its
+    // runner gone: writes may be back on, as status says it (the page could not tell it from another hook)
+    const on = m.hooks.filter((h) => !h.undo && m.steps.find((s) => s.index === h.index)?.writesOn === true).at(-1);
+    if (on && on.ok !== true)
+      out.push(
+        `writes ${writesOnInDoubtWords({ step: on.index + 1, id: on.id, ...(on.ok === false ? { failed: true as const } : {}) })}`,
+      );
+  }
   if (!m.cutover.committed) {
     // after a reverse, the sync that runs now is the one it started: the commits before it were the other's
     if (m.cutover.reversed) out.push(`reversed (step ${m.cutover.reversed.id})`);

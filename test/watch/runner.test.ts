@@ -11,7 +11,7 @@ import { traitsOf } from "../../src/steps/index.js";
 import { runnerVerdict, stateLeft, type RunnerInput } from "../../src/watch/runner.js";
 import { buildState } from "../../src/watch/state.js";
 import { runnerLost } from "../../src/watch/dead-man.js";
-import { reverseInDoubtWords, runEndWords } from "../../src/writes-words.js";
+import { reverseInDoubtWords, runEndWords, writesOnInDoubtWords } from "../../src/writes-words.js";
 import { CALLED_OFF_RESUME, MASKED_VAR_WORDS, RUNBOOK_CHANGED_NOTE } from "../../src/next-run.js";
 
 const T0 = 1_800_000_000_000;
@@ -1013,5 +1013,61 @@ describe("after commit's writes-stopped interlock refused it", () => {
       ]),
     );
     expect(other.next).not.toContain("--from stop");
+  });
+});
+
+// a writes-on hook cut off with its run, or failed part-way: what it did is not known, so the page
+// says writes may be back on, as status does (it could not tell the writes-on hook from another)
+describe("a writes-on hook that started and did not succeed", () => {
+  const model = (writesOn: boolean, more: RunEvent[] = []) => {
+    const f = new CutoverFold({ traits: traitsOf });
+    const es = [
+      ev("run.started", 0, {
+        runbook: "rb",
+        file: "rb.yaml",
+        hash: "sha256:ab",
+        mode: "run",
+        instances,
+        steps: [
+          ...steps,
+          { index: 3, id: "app-on", kind: "hook", title: "app on", ...(writesOn ? { writesOn: true } : {}) },
+        ],
+        by: { user: "op", host: "h", pid: 1 },
+      }),
+      ev("step.started", 500, { index: 3, id: "app-on", kind: "hook", title: "app on" }),
+      ev("hook.started", 600, { index: 3, id: "app-on", use: "shell", undo: false }),
+      ...more,
+    ];
+    for (const e of es) f.apply(e);
+    return f.view(T0 + 1000);
+  };
+  const line = (l: string[]) => l.find((x) => x.startsWith("writes may be back on"));
+  it("its runner gone: writes may be back on, in status's words", () => {
+    expect(line(stateLeft(model(true), at(2000), true))).toBe(
+      `writes ${writesOnInDoubtWords({ step: 4, id: "app-on" })}`,
+    );
+    expect(line(stateLeft(model(true), at(2000), true))).toBe(
+      "writes may be back on: the writesOn hook of step 4 app-on started and its run ended before it did (what it did is not known: see the application)",
+    );
+    const failed = model(true, [
+      ev("hook.finished", 900, {
+        index: 3,
+        id: "app-on",
+        use: "shell",
+        undo: false,
+        ok: false,
+        durationMs: 300,
+        error: "x",
+      }),
+    ]);
+    expect(line(stateLeft(failed, at(2000), true))).toMatch(/step 4 app-on failed part-way/);
+  });
+  it("not while its runner lives, not for another hook, not once it succeeded", () => {
+    expect(line(stateLeft(model(true), at(2000), false))).toBeUndefined();
+    expect(line(stateLeft(model(false), at(2000), true))).toBeUndefined();
+    const ok = model(true, [
+      ev("hook.finished", 900, { index: 3, id: "app-on", use: "shell", undo: false, ok: true, durationMs: 300 }),
+    ]);
+    expect(line(stateLeft(ok, at(2000), true))).toBeUndefined();
   });
 });
