@@ -188,14 +188,24 @@ function writesDirection(
 ): PluginProblem | undefined {
   const role = call.writes;
   if (!entry.writes || !role) return undefined;
-  // judged whenever the values are known (a run reads the environment); lint skips what it cannot see
+  // judged whenever the values are known (a run reads the environment); lint judges what it can
+  // see: an effect that read none of the options it cannot see (a review: `enabled: true` written
+  // out beside an unknown `url` under stopWrites passed lint, a hook that turns writes on)
   const prefix = JSON.stringify(call.optionsPath).slice(0, -1);
-  const unknown = placeholders?.unresolved
-    ? [...placeholders.unresolved].some((p) => p === `${prefix}]` || p.startsWith(`${prefix},`)) ||
-      unresolvedAt(placeholders.unresolved, call.optionsPath)
-    : JSON.stringify(valueAt(raw, call.optionsPath) ?? null).includes("${");
-  if (unknown) return undefined;
-  const effect = entry.writes(options);
+  let effect: ReturnType<NonNullable<RegisteredHook["writes"]>>;
+  if (placeholders?.unresolved) {
+    if (unresolvedAt(placeholders.unresolved, call.optionsPath)) return undefined;
+    const unseen = new Set<string>();
+    for (const p of placeholders.unresolved)
+      if (p.startsWith(`${prefix},`)) {
+        const key = (JSON.parse(p) as unknown[])[call.optionsPath.length];
+        if (typeof key === "string") unseen.add(key);
+      }
+    const read = readsOf(options);
+    effect = entry.writes(read.options);
+    if (read.all || [...unseen].some((k) => read.keys.has(k))) return undefined;
+  } else if (JSON.stringify(valueAt(raw, call.optionsPath) ?? null).includes("${")) return undefined;
+  else effect = entry.writes(options);
   if (role === "check")
     return effect === undefined
       ? undefined
@@ -234,6 +244,30 @@ function uncheckedProcessUndo(entry: RegisteredHook, call: PluginCall, doc: unkn
     message: `the undo of this stopWrites starts a process (\`${call.use}\`), and the stopWrites has no \`check:\`: if a killed runner leaves that process behind and it hides from the next run (an \`env -i\` with \`setsid\`, a job it queues), it can turn writes back on behind the commit, and nothing would read the switch`,
     hint: "Add `check:` to the stopWrites step: a hook that reads the write switch and fails while writes flow. It runs after the stop and again right before every commit, and decides when the runner cannot tell whether an earlier run's hook processes have exited.",
   };
+}
+
+/** `options` behind a proxy that notes which of its keys are read (`all`: enumerated). */
+function readsOf(options: Record<string, unknown>): {
+  options: Record<string, unknown>;
+  keys: Set<string>;
+  all: boolean;
+} {
+  const out = { keys: new Set<string>(), all: false, options };
+  out.options = new Proxy(options, {
+    get(t, k, r) {
+      if (typeof k === "string") out.keys.add(k);
+      return Reflect.get(t, k, r) as unknown;
+    },
+    has(t, k) {
+      if (typeof k === "string") out.keys.add(k);
+      return Reflect.has(t, k);
+    },
+    ownKeys(t) {
+      out.all = true;
+      return Reflect.ownKeys(t);
+    },
+  });
+  return out;
 }
 
 /** True when the value at `path` (or a parent of it) holds an `${env.*}` that was not resolved. */
@@ -333,6 +367,7 @@ export async function checkPluginCalls(
       continue;
     }
     const hasOptions = valueAt(raw, call.optionsPath) !== undefined;
+    const before = problems.length;
     for (const p of check.problems) {
       const path = hasOptions ? [...call.optionsPath, ...p.path] : [...call.path, "use"];
       const full = [...call.optionsPath, ...p.path];
@@ -348,6 +383,13 @@ export async function checkPluginCalls(
       };
       if (p.key && hasOptions) prob.key = true;
       problems.push(prob);
+    }
+    // every problem was an option lint cannot see: which way the hook turns writes is still judged
+    // on what it can (a review: `enabled: true` beside an unknown `url` under stopWrites passed lint)
+    const options = call.options;
+    if (problems.length === before && entry.kind === "hook" && options !== null && typeof options === "object") {
+      const wrong = writesDirection(entry, call, options as Record<string, unknown>, raw, placeholders);
+      if (wrong) problems.push(wrong);
     }
   }
   const notify = rec(doc)?.notify;

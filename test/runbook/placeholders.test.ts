@@ -289,6 +289,23 @@ describe("short secrets", () => {
 // The runbook's name is its journal folder's name on disk (`.syncbook/<name>/`, which CI uploads)
 // and is in every report and page: a secret there cannot be redacted (safeSegment rewrites what
 // the redactor would look for), so the loader refuses one, in every mode.
+// a review: a stopWrites hook that turns writes on (`enabled: true` written out) beside an option
+// lint cannot see passed lint; run --dry-run refused it. Judged when its effect reads none of them
+describe("lint: which way a hook turns writes, beside an option it cannot see", () => {
+  const on = (options: string, head = 'vars: { switch: "${env.SWITCH_URL}" }\n') =>
+    load(`  - stopWrites: { use: sim-writes, with: ${options} }\n`, { env: "lint" }, head).then(async (l) =>
+      (await loadRunbookPlugins(l, { callKinds: PLUGIN_CALL_KINDS })).diagnostics.map((d) => d.message),
+    );
+  it("enabled: true written out, the url unknown: an error; enabled unknown: not judged", async () => {
+    expect(await on('{ url: "${vars.switch}", enabled: true }')).toEqual([
+      "hook `sim-writes` with these options turns application writes on, under `stopWrites`: the interlock would say writes are stopped while they flow, and writes during commit may be lost",
+    ]);
+    expect(await on('{ url: "${env.SWITCH_URL}", enabled: true }', "")).toHaveLength(1);
+    expect(await on('{ url: "${vars.switch}", enabled: "${env.E}" }')).toEqual([]);
+    expect(await on('{ url: "${vars.switch}", enabled: false }')).toEqual([]);
+  });
+});
+
 // status loads the runbook with the calls' stand-ins (a person on the bridge call has no secrets):
 // a variable made of an unset `${env.*}` shows as a secret's value does, `***`, as the journal of a
 // run that had it set holds it; a review: status compared `stand-in` with the journal's `***` and
