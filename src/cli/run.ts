@@ -607,11 +607,13 @@ export async function execute(
         next(
           `  stop writes again, then go on: syncbook run ${target} --from ${restop}${how.onlyArg !== undefined ? ` ${shellCommand(["--only", how.onlyArg])}` : ""}${flags.to !== undefined ? ` ${shellCommand(["--to", flags.to])}` : ""}`,
         );
-        // or back: the commit was refused, so this run sent none (status offers both; an
-        // adversarial run found no way back to writes on after a stopWrites whose check failed)
-        next(
-          `  or call the cutover off: syncbook run ${target} --abort (runs the undos still owed, last first: a write stop's undo turns writes back on; it refuses if a commit of this cutover may have reached the fleet)`,
-        );
+        // or back (an adversarial run found no way back to writes on after a stopWrites whose check
+        // failed): status judges whether --abort may (a review followed a plain --abort offered
+        // here into a refusal, after a split commit of an earlier cutover)
+        if (!result.commitSent)
+          next(
+            `  or, to call the cutover off and turn writes back on: syncbook status ${runbookArg(loaded)} offers --abort where no commit may be on the fleet`,
+          );
       } else if (result.refused === "writes-stopped" && how.notContinued) next(`  ${how.notContinued}`);
       else if (result.refused === "writes-stopped")
         // a step after the commit (a verify) that found no write stop: none is in this journal folder

@@ -39,22 +39,25 @@ export function stopAgainBefore<S extends { index: number; kind: string }>(
 /**
  * Whether a step that asks the `stopped-in-commit` interlock (src/steps/kit/stopped-in-commit.ts:
  * a writes-on hook, a verify, the kind that waits for the verifier) is still ahead of a plain
- * `--resume`: one that has not ended ok and is not skipped by its `when` (`whenFalse`: the
- * runbook's, where the reader has it; else a skip its run journaled). The one rule of `status` and
- * the watch page: they offer the restart and the forced resume instead of a plain `--resume`
- * only then (a review: a runbook with neither step, or with its verify skipped, was offered them).
+ * `--resume`: one that has not ended ok and is not skipped by its `when`, as the cutover's values
+ * decide it (`values`: the model's `cutoverValues.vars`, what the resume must be given; a review:
+ * the runbook's default decided it, and status offered a plain `--resume` that was refused again),
+ * else as its run journaled a skip. The one rule of `status` and the watch page: they offer the
+ * restart and the forced resume instead of a plain `--resume` only then (a review: a runbook with
+ * neither step, or with its verify skipped, was offered them).
  */
 export function stoppedInCommitAhead(
-  steps: readonly Pick<ModelStep, "index" | "kind" | "outcome" | "reason" | "writesOn">[],
+  steps: readonly Pick<ModelStep, "index" | "kind" | "outcome" | "reason" | "writesOn" | "when">[],
   traits: (kind: string | undefined) => { readonly waitsFor: string | undefined },
-  whenFalse?: (index: number) => boolean,
+  values?: Readonly<Record<string, string | number | boolean>>,
 ): boolean {
-  return steps.some(
-    (s) =>
-      (s.writesOn === true || traits(s.kind).waitsFor === "verifier") &&
-      s.outcome !== "ok" &&
-      !(whenFalse ? whenFalse(s.index) : s.outcome === "skipped" && s.reason === "when: false"),
-  );
+  return steps.some((s) => {
+    if (s.writesOn !== true && traits(s.kind).waitsFor !== "verifier") return false;
+    if (s.outcome === "ok") return false;
+    const decided = s.when !== undefined ? values?.[s.when] : undefined;
+    if (decided !== undefined) return decided !== false && decided !== "false";
+    return !(s.outcome === "skipped" && s.reason === "when: false");
+  });
 }
 
 export function runAgainAfterCommit(m: CutoverModel, traits: WindowKindTraits): ModelStep | undefined {

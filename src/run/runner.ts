@@ -146,7 +146,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
         kind: s.kind,
         title: loaded.redact(s.title),
         ...(when?.startsWith("vars.") ? { when: when.slice("vars.".length) } : {}),
-        ...(s.step.hook?.writesOn === true ? { writesOn: true as const } : {}),
+        ...(s.bound.hookCall()?.writesOn === true ? { writesOn: true as const } : {}),
       };
     }),
     vars: loaded.vars,

@@ -947,8 +947,7 @@ async function readJournalStatus(
       ...(w.stoppedInCommit.also ? { also: [...w.stoppedInCommit.also] } : {}),
       // its writes-on hook or verify reached, refused or forced: a plain --resume meets the refusal (again)
       ...(model.decisions.some((d) => d.check === "stopped-in-commit") ? { refused: true as const } : {}),
-      // a journal of an earlier runner does not say which hook is the writes-on one: the runbook does;
-      // a `when` as the cutover's values decide it (the runbook is loaded with them)
+      // a journal of an earlier runner does not say which hook is the writes-on one: the runbook does
       ...(stoppedInCommitAhead(
         model.steps.map((s) =>
           s.writesOn === true || runbook.steps[s.index]?.hook?.writesOn !== true
@@ -956,7 +955,7 @@ async function readJournalStatus(
             : { ...s, writesOn: true as const },
         ),
         traitsOf,
-        (i) => runbook.steps[i]?.when === false,
+        model.cutoverValues?.vars,
       )
         ? { refusesAhead: true as const }
         : {}),

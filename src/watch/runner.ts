@@ -124,7 +124,7 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
   // --resume is refused again: the forced one, for one who knows, and what to do instead
   const sic = m.window?.stoppedInCommit;
   // a step that asks the interlock still ahead of a plain --resume (the one rule, as status says it)
-  const refusesAhead = stoppedInCommitAhead(m.steps, traitsOf);
+  const refusesAhead = stoppedInCommitAhead(m.steps, traitsOf, m.cutoverValues?.vars);
   const sicRefused = sic !== undefined && refusesAhead && m.decisions.some((d) => d.check === "stopped-in-commit");
   const resume = sicRefused
     ? `syncbook run ${rb} ${STOPPED_IN_COMMIT_RESTART.args}${vars}   (${STOPPED_IN_COMMIT_NOTE}: ${STOPPED_IN_COMMIT_RESTART.does}); or syncbook run ${rb} ${STOPPED_IN_COMMIT_RESUME.args}${vars}   (${[...(resumeChanged ? [RUNBOOK_CHANGED_NOTE] : []), STOPPED_IN_COMMIT_RESUME.does].join("; ")})`
@@ -164,9 +164,12 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
       ? stopAgainBefore(m.steps, traitsOf, refusal.index)
       : undefined;
   const noCommit = !m.cutover.committed && !m.cutover.commitInDoubt && m.cutover.commitAccepted !== true;
-  const restopFirst = restop
-    ? `syncbook run ${rb} --from ${restop.id}${vars}   (${RESTOP_DOES})${noCommit ? `; or syncbook run ${rb} --abort${vars}   (${abortDoes(undefined)})` : ""}`
-    : undefined;
+  // (not where a commit may be on the fleet: a split commit's way on is its own, as the run's end
+  // says it; a review followed both offers there into refusals)
+  const restopFirst =
+    restop && noCommit
+      ? `syncbook run ${rb} --from ${restop.id}${vars}   (${RESTOP_DOES}); or syncbook run ${rb} --abort${vars}   (${abortDoes(undefined)})`
+      : undefined;
   const abortFirst = undoOwed
     ? `syncbook run ${rb} --abort${vars}   (${undoOwed.runs[0]!.does}; or --resume: ${undoOwed.runs[1]!.does})`
     : restopFirst;

@@ -138,11 +138,17 @@ describe("stoppedInCommitAhead: a step that asks the stopped-in-commit interlock
     expect(stoppedInCommitAhead([verify("ok")], traitsOf)).toBe(false);
     expect(stoppedInCommitAhead([hook("ok", { writesOn: true }), verify("pending")], traitsOf)).toBe(true);
   });
-  it("skipped by its when: as the reader's runbook decides it, else as its run journaled it", () => {
+  it("skipped by its when: as the cutover's values decide it, else as its run journaled it", () => {
     const skipped = verify("skipped", { reason: "when: false" });
     expect(stoppedInCommitAhead([skipped], traitsOf)).toBe(false);
     expect(stoppedInCommitAhead([verify("skipped", { reason: "--only" })], traitsOf)).toBe(true);
-    expect(stoppedInCommitAhead([verify("pending")], traitsOf, (i) => i === 2)).toBe(false);
-    expect(stoppedInCommitAhead([skipped], traitsOf, () => false)).toBe(true);
+    // a review: `when: "${vars.verifyIt}"`, the runbook's default false, the cutover run with --var verifyIt=true
+    expect(stoppedInCommitAhead([verify("failed", { when: "verifyIt" })], traitsOf, { verifyIt: true })).toBe(true);
+    expect(stoppedInCommitAhead([verify("pending", { when: "verifyIt" })], traitsOf, { verifyIt: false })).toBe(false);
+    expect(stoppedInCommitAhead([verify("pending", { when: "verifyIt" })], traitsOf, { verifyIt: "false" })).toBe(
+      false,
+    );
+    expect(stoppedInCommitAhead([verify("pending", { when: "verifyIt" })], traitsOf, {})).toBe(true);
+    expect(stoppedInCommitAhead([{ ...skipped, when: "verifyIt" }], traitsOf, { verifyIt: true })).toBe(true);
   });
 });

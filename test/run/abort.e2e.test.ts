@@ -709,7 +709,9 @@ describe("a commit refused for want of a write stop", () => {
     expect(skipped.output).toMatch(/refused \(writes-stopped\)/);
     expect(skipped.output).toContain("stop writes again, then go on:");
     expect(skipped.output).toContain("--from stop-writes");
-    expect(skipped.output).toContain(`or call the cutover off: syncbook run ${file} --abort`);
+    expect(skipped.output).toContain(
+      `or, to call the cutover off and turn writes back on: syncbook status ${file} offers --abort where no commit may be on the fleet`,
+    );
     expect(skipped.output).not.toContain("resume with:");
     // status, read afterwards, names the same way on (an adversarial run: it named none)
     const st = await cli(["status", file], { cwd: dir });
