@@ -70,7 +70,6 @@ export function windowLengthWords(
   return `writes stopped ${windowLength(w.durationMs, w)}${w.open ? openWords : ""}${undone}${byHand}${unseen}${earlier}`;
 }
 
-/** The headline words: "writes are STILL STOPPED", "writes may be stopped". */
 /**
  * A writesOn hook that started and did not succeed (cut off with its run, or failed part-way):
  * writes "may be back on", what it did is not known. `status` and the watch page say it alike (an
@@ -80,6 +79,7 @@ export function windowLengthWords(
 export const writesOnInDoubtWords = (h: { step: number; id: string; failed?: true | undefined }): string =>
   `may be back on: the writesOn hook of step ${h.step} ${h.id} ${h.failed ? "failed part-way" : "started and its run ended before it did"} (what it did is not known: see the application)`;
 
+/** The headline words: "writes are STILL STOPPED", "writes may be stopped". */
 export const WRITES_LEFT_WORDS: Readonly<Record<WritesLeft, string>> = {
   stopped: "writes are STILL STOPPED",
   "may-be-stopped": "writes may be stopped",
