@@ -369,6 +369,35 @@ describe("the first process down inside the write-stop window", () => {
     });
 });
 
+/**
+ * sync1 restarts during the commit: the simulated clock stops as the commit leaves (COMMITTING
+ * lasts), and once sync1 is read after it (the canWrite wait's first read of the whole fleet; from
+ * then on that wait reads the first process alone) it goes down and up, and the clock goes on.
+ */
+function sync1RestartsInCommit(s: Simulator): {
+  onEvent: (e: RunEvent) => void;
+  done: () => Promise<void> | undefined;
+  commitSentAt: () => number;
+} {
+  let restarted: Promise<void> | undefined;
+  let commitSentAt = 0;
+  return {
+    onEvent: (e) => {
+      if (e.type === "request.sent" && e.path === "/api/v1/commit") {
+        s.control.setTimeScale(0);
+        commitSentAt = e.at;
+      }
+      if (e.type === "progress.sampled" && e.instance.index === 1 && commitSentAt > 0 && !restarted)
+        restarted = s.control
+          .down(1)
+          .then(() => s.control.up(1))
+          .then(() => s.control.setTimeScale(50));
+    },
+    done: () => restarted,
+    commitSentAt: () => commitSentAt,
+  };
+}
+
 // helper 96's false positive, and the gap behind it: the canWrite wait reads the first process
 // alone, so another process that restarted during the commit was never read before the writes-on
 // hook (and one restarted after COMMITTED was later counted from its read in the commit). The wait
@@ -377,27 +406,13 @@ describe("another process restarted during the commit, while the wait read the f
   const APP_ON = "  - { id: app-on, hook: { use: sim-writes, with: { enabled: true }, writesOn: true } }\n";
   it("the read of the others as the wait ends sees it, and the write-on hook is refused (stopped-in-commit, exit 3)", async () => {
     const s = await fleet();
-    let restarted: Promise<void> | undefined;
-    let commitSentAt = 0;
+    const restart = sync1RestartsInCommit(s);
     const { result, events } = await runYaml(
       runbook(s, START + READY + STOP + DRAINED + COMMIT + WRITABLE + APP_ON, { declare: true }),
-      {
-        onEvent: (e) => {
-          // the simulated clock stops as the commit leaves (COMMITTING lasts); sync1 restarts and the clock goes on
-          if (e.type === "request.sent" && e.path === "/api/v1/commit") {
-            s.control.setTimeScale(0);
-            commitSentAt = e.at;
-          }
-          // after the wait's first read of the whole fleet: from then on it reads the first process alone
-          if (e.type === "progress.sampled" && e.instance.index === 1 && commitSentAt > 0 && !restarted)
-            restarted = s.control
-              .down(1)
-              .then(() => s.control.up(1))
-              .then(() => s.control.setTimeScale(50));
-        },
-      },
+      { onEvent: restart.onEvent },
     );
-    await restarted;
+    await restart.done();
+    const commitSentAt = restart.commitSentAt();
     expect(result.exitCode, result.message).toBe(3);
     expect(result.refused).toBe("stopped-in-commit");
     // the wait read the first process alone once the fleet was read as it began: sync1 was read
@@ -445,8 +460,7 @@ describe("another process restarted during the commit, and the runbook verifies 
   for (const forced of [false, true])
     it(`the verify step is ${forced ? "forced past the refusal: it runs, and the run ends not verified" : "refused before it sends the verifier anything (stopped-in-commit, exit 3), and status offers the restart"}`, async () => {
       const s = await fleet();
-      let restarted: Promise<void> | undefined;
-      let commitSentAt = 0;
+      const restart = sync1RestartsInCommit(s);
       // COMMITTED before writesOff: before it the destination's index metadata differs by design
       const yaml = runbook(s, START + READY + CHECK + STOP + DRAINED + COMMIT + WRITABLE + COMMITTED + VERIFY, {
         declare: true,
@@ -454,19 +468,9 @@ describe("another process restarted during the commit, and the runbook verifies 
       });
       const { result, events } = await runYaml(yaml, {
         ...(forced ? { force: ["stopped-in-commit"] } : {}),
-        onEvent: (e) => {
-          if (e.type === "request.sent" && e.path === "/api/v1/commit") {
-            s.control.setTimeScale(0);
-            commitSentAt = e.at;
-          }
-          if (e.type === "progress.sampled" && e.instance.index === 1 && commitSentAt > 0 && !restarted)
-            restarted = s.control
-              .down(1)
-              .then(() => s.control.up(1))
-              .then(() => s.control.setTimeScale(50));
-        },
+        onEvent: restart.onEvent,
       });
-      await restarted;
+      await restart.done();
       const decided = of(events, "decision").filter((e) => e.check === "stopped-in-commit" && e.id === "verify");
       expect(decided.length, "the verify step asked the interlock").toBeGreaterThan(0);
       expect(decided[0]!.reason).toMatch(/^sync1 (reported INITIALIZING|reported fewer events applied)/);
@@ -547,8 +551,7 @@ describe("another process restarted during the commit, and the runbook verifies 
 describe("forced past the stop in the commit, then a later step failed", () => {
   it("status and the watch page offer a plain --resume: no step ahead asks the interlock", async () => {
     const s = await fleet();
-    let restarted: Promise<void> | undefined;
-    let commitSentAt = 0;
+    const restart = sync1RestartsInCommit(s);
     const FAILS = "  - { id: paused, waitFor: { state: PAUSED, timeout: 300ms } }\n";
     const yaml = runbook(
       s,
@@ -566,19 +569,9 @@ describe("forced past the stop in the commit, then a later step failed", () => {
     );
     const { result, events } = await runYaml(yaml, {
       force: ["stopped-in-commit"],
-      onEvent: (e) => {
-        if (e.type === "request.sent" && e.path === "/api/v1/commit") {
-          s.control.setTimeScale(0);
-          commitSentAt = e.at;
-        }
-        if (e.type === "progress.sampled" && e.instance.index === 1 && commitSentAt > 0 && !restarted)
-          restarted = s.control
-            .down(1)
-            .then(() => s.control.up(1))
-            .then(() => s.control.setTimeScale(50));
-      },
+      onEvent: restart.onEvent,
     });
-    await restarted;
+    await restart.done();
     expect(result.exitCode, result.message).toBe(1);
     expect(result.failedStep, result.message).toBe("paused");
     expect(of(events, "decision").some((d) => d.check === "stopped-in-commit" && d.kind === "force")).toBe(true);
