@@ -28,19 +28,23 @@ const steps = [
   { index: 2, id: "commit", kind: "commit", title: "commit" },
 ];
 
+/** The run's start at +0, with these steps. */
+const runStarted = (list: readonly Record<string, unknown>[]) =>
+  ev("run.started", 0, {
+    runbook: "rb",
+    file: "rb.yaml",
+    hash: "sha256:ab",
+    mode: "run",
+    instances,
+    steps: list,
+    by: { user: "op", host: "h", pid: 1 },
+  });
+
 /** A run that stopped writes at +1 s and is in its hook step since +2 s (limit 60 s). */
 function killedModel(extra: RunEvent[] = []) {
   const f = new CutoverFold({ traits: traitsOf });
   const es = [
-    ev("run.started", 0, {
-      runbook: "rb",
-      file: "rb.yaml",
-      hash: "sha256:ab",
-      mode: "run",
-      instances,
-      steps,
-      by: { user: "op", host: "h", pid: 1 },
-    }),
+    runStarted(steps),
     ev("step.started", 500, { index: 0, id: "stop", kind: "stopWrites", title: "stop" }),
     ev("hook.started", 600, { index: 0, id: "stop", use: "sim-writes", undo: false }),
     ev("hook.finished", 1000, { index: 0, id: "stop", use: "sim-writes", undo: false, ok: true, durationMs: 400 }),
@@ -1021,18 +1025,10 @@ describe("a writes-on hook that started and did not succeed", () => {
   const model = (writesOn: boolean, more: RunEvent[] = []) => {
     const f = new CutoverFold({ traits: traitsOf });
     const es = [
-      ev("run.started", 0, {
-        runbook: "rb",
-        file: "rb.yaml",
-        hash: "sha256:ab",
-        mode: "run",
-        instances,
-        steps: [
-          ...steps,
-          { index: 3, id: "app-on", kind: "hook", title: "app on", ...(writesOn ? { writesOn: true } : {}) },
-        ],
-        by: { user: "op", host: "h", pid: 1 },
-      }),
+      runStarted([
+        ...steps,
+        { index: 3, id: "app-on", kind: "hook", title: "app on", ...(writesOn ? { writesOn: true } : {}) },
+      ]),
       ev("step.started", 500, { index: 3, id: "app-on", kind: "hook", title: "app on" }),
       ev("hook.started", 600, { index: 3, id: "app-on", use: "shell", undo: false }),
       ...more,
