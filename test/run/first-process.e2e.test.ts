@@ -24,7 +24,7 @@ import { STOPPED_IN_COMMIT_NOTE, STOPPED_IN_COMMIT_RESUME } from "../../src/next
 import { readStatus } from "../../src/run/status.js";
 import { parseRunbook } from "../../src/runbook/index.js";
 import { UiModel } from "../../src/ui/model.js";
-import { DRAINED, READY, START, runYaml, sim, tempDir } from "../support/run.js";
+import { DRAINED, READY, START, cli, runYaml, sim, tempDir, writeRunbook } from "../support/run.js";
 
 let sims: Simulator[] = [];
 afterEach(async () => {
@@ -543,6 +543,56 @@ describe("another process restarted during the commit, and the runbook verifies 
         rmSync(dir, { recursive: true, force: true });
       }
     });
+});
+
+// the last note's "read, not tried": a --from verify after the refusal continues the cutover, and
+// its window is folded from the cutover's other journals (src/cli/run.ts `cutoverRunsBefore`), so
+// the verify meets the same refusal: nothing sent to the verifier, exit 3, the restart offered
+describe("another process restarted during the commit: the CLI's --from verify and --resume after the refusal", () => {
+  it("each is refused again before it sends the verifier anything (stopped-in-commit, exit 3)", async () => {
+    const s = await fleet();
+    const restart = sync1RestartsInCommit(s);
+    const yaml = runbook(
+      s,
+      START +
+        READY +
+        "  - { id: check, startVerification: {} }\n" +
+        STOP +
+        DRAINED +
+        COMMIT +
+        WRITABLE +
+        COMMITTED +
+        "  - { id: verify, verify: { timeout: 20s } }\n",
+      { declare: true, verifier: true },
+    );
+    const { result, events } = await runYaml(yaml, { onEvent: restart.onEvent });
+    await restart.done();
+    expect(result.refused, result.message).toBe("stopped-in-commit");
+    const dir = tempDir();
+    try {
+      writeRunbook(dir, yaml);
+      const started = of(events, "run.started")[0]!;
+      // where the CLI keeps the runbook's journals (src/journal/format.ts `journalDir`)
+      const j = openJournal({
+        dir: join(dir, ".syncbook", started.runbook),
+        runbookName: started.runbook,
+        runbookHash: started.hash,
+      });
+      for (const e of events) j.write(e);
+      j.close();
+      const writesOff = () => s.control.counts().verifier["POST /api/v1/writesOff"] ?? 0;
+      for (const way of [["--from", "verify"], ["--resume"]]) {
+        const out = await cli(["run", "rb.yaml", ...way, "--renderer", "simple"], { cwd: dir });
+        expect(out.code, `${way.join(" ")}\n${out.all}`).toBe(3);
+        expect(out.all).toMatch(/refused \(stopped-in-commit\): sync1 /);
+        expect(out.all).toContain("syncbook run rb.yaml --new-cutover");
+        expect(out.all).not.toMatch(/Error:|\n\s+at /);
+        expect(writesOff(), `${way.join(" ")}: nothing was sent to the verifier`).toBe(0);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 // a review: after the forced verify passed and a later step failed, nothing ahead refuses; the
