@@ -236,7 +236,11 @@ export interface NextOffer {
  */
 export function nextLines(file: string, offer: NextOffer): string[] {
   return [
-    offer.runs.length === 1 ? "next:" : "next, one of:",
+    offer.runs.length === 1
+      ? "next:"
+      : offer.runs.length
+        ? "next, one of:"
+        : "next: no command of syncbook's, while this holds:",
     ...offer.runs.flatMap((r) => [`  syncbook run ${file} ${r.args}`, `      ${r.does}`]),
     ...(offer.notes ?? []).map((n) => `  (${n})`),
   ];

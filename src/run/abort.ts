@@ -10,15 +10,14 @@
  */
 import { ExitCode, UserError } from "../errors.js";
 import type { RunEvent } from "../events.js";
-import { instanceKey } from "../journal/index.js";
 import type { LoadedRunbook } from "../runbook/index.js";
-import { instancesOf } from "../runbook/types.js";
 import { shellCommand } from "../text.js";
 import {
   currentSyncCommit,
   cutoverValuesFrom,
   cutoverVars,
   lastReverse,
+  earlierCommitFinish,
   earlierCommitOnFleet,
   earlierCommitReason,
   openEarlierJournal,
@@ -194,20 +193,13 @@ async function refuseEarlierCommit(
   // judged by file: another journal of this cutover that this one did not count may hold a commit
   const held = earlierCommitOnFleet(await readFolderJournals(dir), file);
   if (held && !("unjudged" in held)) {
-    const { sent: c, id } = held;
     // the instances it never reached (they refused it): the one way to close its round
-    const reached = new Set(c?.instances ?? []);
-    const rest = loaded.runbook
-      ? instancesOf(loaded.runbook)
-          .map((inst, index) => instanceKey({ index, ...(inst.name !== undefined ? { name: inst.name } : {}) }))
-          .filter((k) => !reached.has(k))
-      : [];
+    const finish = earlierCommitFinish(held, loaded.runbook);
     const status = `See the fleet: syncbook status ${runbookArg(loaded)}.`;
     throw new UserError(`cannot abort from ${file}: ${earlierCommitReason(held)}; ${undo}; ${kept}`, {
-      hint:
-        c && id !== undefined && rest.length
-          ? `${status} Finish that commit where it did not arrive (writes stay stopped for it): syncbook run ${target} ${shellCommand(["--from", id, "--only", rest.join(",")])}. If the sync was set back by hand since (the fleet IDLE, or started again), no instance holds it: turn the application's writes back on by hand.${note}`
-          : `${status} Do not turn the source's writes back on: once every instance is COMMITTED, move the application to the destination. If the sync was set back by hand since (the fleet IDLE, or started again), no instance holds that commit: turn the application's writes back on by hand.`,
+      hint: finish
+        ? `${status} Finish that commit where it did not arrive (writes stay stopped for it): syncbook run ${target} ${shellCommand(["--from", finish.from, "--only", finish.only.join(",")])}. If the sync was set back by hand since (the fleet IDLE, or started again), no instance holds it: turn the application's writes back on by hand.${note}`
+        : `${status} Do not turn the source's writes back on: once every instance is COMMITTED, move the application to the destination. If the sync was set back by hand since (the fleet IDLE, or started again), no instance holds that commit: turn the application's writes back on by hand.`,
       exitCode: ExitCode.failed,
     });
   }

@@ -1154,6 +1154,24 @@ export function earlierCommitAsked(
   };
 }
 
+/**
+ * The one way to close an earlier cutover's commit round (`earlierCommitOnFleet`): its commit step
+ * sent again to the runbook's instances it never reached, which refused
+ * it; undefined when none is left or its step cannot be named. Offered by `--abort`'s refusal
+ * (abort.ts) and by `status` (status.ts), so that both name the same command.
+ */
+export function earlierCommitFinish(
+  held: EarlierCommit,
+  runbook: Runbook | undefined,
+): { from: string; only: string[] } | undefined {
+  if ("unjudged" in held || !held.sent || held.id === undefined || !runbook) return undefined;
+  const reached = new Set(held.sent.instances);
+  const only = instancesOf(runbook)
+    .map((inst, index) => instanceKey({ index, ...(inst.name !== undefined ? { name: inst.name } : {}) }))
+    .filter((k) => !reached.has(k));
+  return only.length ? { from: held.id, only } : undefined;
+}
+
 /** `earlierCommitOnFleet` as the reason an undo of a write stop is not run (undefined: none). */
 export function earlierCommitReason(held: EarlierCommit | undefined): string | undefined {
   if (!held) return undefined;

@@ -5,9 +5,9 @@
  * journal `--resume` would use and whether it would accept it, and whether a run holds the lock.
  * The data is plain JSON (`--json` prints it as is); `src/cli/status.ts` words it for people.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { hostname } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import {
   blocksUntilEveryInstance,
   commandTookEffect,
@@ -28,11 +28,13 @@ import {
   cutoverOfRun,
   instanceKey,
   isPidAlive,
+  JOURNAL_EXTENSION,
   LOCK_FILE_NAME,
   runbookJournal,
   type JournalState,
 } from "../journal/index.js";
 import { MASK, redactLeaves } from "../redact.js";
+import { shellCommand } from "../text.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import { instancesOf, type Runbook } from "../runbook/types.js";
 import { canWriteInstance } from "../runbook/can-write.js";
@@ -46,13 +48,17 @@ import {
   cutoverValuesKnown,
   cutoverVars,
   cutoverVarsFrom,
+  earlierCommitFinish,
+  earlierCommitOnFleet,
+  earlierCommitReason,
   fleetVarNames,
   lastReverse,
+  readFolderJournals,
   reverseInDoubt,
   stopAbortCut,
   wayOnFromRefused,
 } from "./earlier.js";
-import { stopWritesBefore } from "./plan.js";
+import { planSteps, stopWritesBefore } from "./plan.js";
 import {
   CALLED_OFF_RESUME,
   nextAfterFailedUndo,
@@ -193,6 +199,13 @@ export interface JournalStatus {
    * where no closed window of this journal says it (a runbook that only reverses).
    */
   reverseInDoubt?: string;
+  /**
+   * A commit of another journal of the folder that may still take effect (src/run/earlier.ts
+   * `earlierCommitOnFleet`, as `--abort` asks it), where this journal's sync has none sent: `why`
+   * in `--abort`'s words; `finish`, the one command that closes its round (`earlierCommitFinish`);
+   * `resumeSendsCommit`, a `--resume` would send a commit, which that one refuses.
+   */
+  earlierCommit?: { why: string; finish?: { from: string; only: string[] }; resumeSendsCommit: boolean };
   /** Writes were stopped by an earlier run of the cutover (another journal) and still were at this run's end. */
   writesStoppedBefore?: true;
   /**
@@ -667,6 +680,8 @@ export function nextOffer(j: JournalStatus): NextOffer | undefined {
   // interrupted, stopped at --to)
   const f = j.finished;
   const open = !f || ((f.outcome !== "ok" || f.to !== undefined) && !f.aborted);
+  const held = open && j.commitSent !== true && j.reverseInDoubt === undefined ? j.earlierCommit : undefined;
+  if (held && j.lastStep) return earlierCommitOffer(j, held);
   // or called off: the commit was refused, so nothing of it is on the fleet (an adversarial run:
   // after a stopWrites whose check failed, status offered no way back to writes on)
   if (open && j.restopFrom !== undefined)
@@ -757,6 +772,46 @@ export function nextOffer(j: JournalStatus): NextOffer | undefined {
         ...(changed.length ? { notes: changed } : {}),
         runs: [resume, abortOffer(j)],
       };
+}
+
+/**
+ * The ways on while an earlier cutover's commit may still take effect (`earlierCommit`): that
+ * commit sent where it did not arrive, which closes its round with writes stopped; `--resume` only
+ * where it sends no commit (`refuseSentByEarlierCutover` refuses one), `--abort` only where no
+ * write stop is owed an undo (`--abort` refuses to turn writes on under that commit).
+ */
+function earlierCommitOffer(j: JournalStatus, held: NonNullable<JournalStatus["earlierCommit"]>): NextOffer {
+  const stopped = j.writesStopped === true || j.writesStopCut !== undefined;
+  const runs: NextRun[] = [
+    ...(held.finish
+      ? [
+          {
+            args: shellCommand(["--from", held.finish.from, "--only", held.finish.only.join(",")]),
+            does: `sends that earlier cutover's commit to ${held.finish.only.join(", ")}, where it did not arrive: its round closes with the source's writes still stopped, and the destination takes writes once every instance is COMMITTED`,
+          },
+        ]
+      : []),
+    ...(held.resumeSendsCommit
+      ? []
+      : [{ args: "--resume", does: "goes on with this cutover where its last run stopped" }]),
+    ...(stopped ? [] : [abortOffer(j)]),
+  ];
+  return {
+    runs,
+    notes: [
+      `an earlier cutover's commit may still take effect: ${held.why}`,
+      held.finish
+        ? "see the fleet first: if the sync was set back by hand since (IDLE, or started again), no instance holds that commit, and the application's writes go back on by hand"
+        : "do not turn the source's writes back on: once every instance is COMMITTED, move the application to the destination; if the sync was set back by hand since (IDLE, or started again), no instance holds that commit, and the application's writes go back on by hand",
+      ...(held.resumeSendsCommit
+        ? ["no --resume while it may: its commit would be refused (a commit is never sent twice to an instance)"]
+        : []),
+      ...(stopped
+        ? ["no --abort while it may: its undo would turn the source's writes back on under that commit"]
+        : []),
+      ...(j.runbookChanged ? [RUNBOOK_CHANGED_NOTE] : []),
+    ],
+  };
 }
 
 /** `--abort` as status offers it, where no commit of the sync that runs now may have reached the fleet. */
@@ -898,6 +953,32 @@ async function readJournalStatus(
   const reverseDoubt = reverseInDoubt(state);
   if (reverseDoubt !== undefined) out.reverseInDoubt = state.steps[reverseDoubt]?.id ?? `#${reverseDoubt + 1}`;
   if (endedStopped) out.writesStoppedBefore = true;
+  // an earlier cutover's commit the fleet cannot show (held in its round, RUNNING): --abort refuses
+  // to turn writes on under it and a run that sends the commit again is refused, so status says it
+  // and offers what closes its round (an outside review: status offered --resume and --abort there,
+  // each refused, and did not name that commit)
+  // (the folder read only when it holds another journal: the chosen one is read once, as --resume reads it)
+  const chosen = found.file;
+  if (
+    chosen &&
+    out.commitSent !== true &&
+    out.reverseInDoubt === undefined &&
+    readdirSync(folder).some((n) => n.endsWith(JOURNAL_EXTENSION) && n !== basename(chosen))
+  ) {
+    const held = earlierCommitOnFleet(await readFolderJournals(folder), chosen);
+    const why = earlierCommitReason(held);
+    if (held && !("unjudged" in held) && why !== undefined) {
+      const finish = earlierCommitFinish(held, runbook);
+      const from = out.lastStep ? out.lastStep.number - 1 : 0;
+      out.earlierCommit = {
+        why,
+        ...(finish ? { finish } : {}),
+        resumeSendsCommit: planSteps(runbook)
+          .slice(from)
+          .some((st) => st.bound.command === "commit" && st.step.when !== false),
+      };
+    }
+  }
   // since the write-stop window the journal shows last opened, if it did not close after
   if (state.stopWritesSucceeded && w?.open && w.openedAt !== undefined)
     out.writesStoppedSince = new Date(w.openedAt).toISOString();

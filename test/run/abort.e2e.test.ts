@@ -11,7 +11,7 @@
  */
 import { cell } from "../../src/cli/step-summary.js";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
 import { inPty } from "../support/pty.js";
@@ -473,6 +473,27 @@ describe("--abort", () => {
     const where = `${first.all}\n--- --new-cutover --from stop-writes --to stop-writes\n${newer.all}`;
     expect(newer.code, where).toBe(0);
     const sent = totalPosts(s!);
+
+    // status names that commit and offers what closes its round, not the --resume and --abort
+    // refused below (an outside review followed them into the refusals)
+    const status = await cli(["status", file], { cwd: dirname(file) });
+    const said = status.all.slice(status.all.indexOf("\n  next"));
+    expect(said, status.all).toContain(`next:\n    syncbook run ${file} --from commit --only sync2\n`);
+    expect(said, status.all).toMatch(
+      /\(an earlier cutover's commit may still take effect: the journal .*\.jsonl of an earlier cutover, \S+, shows commit \(step 5 "commit"\) may have reached sync0, sync1/,
+    );
+    expect(said, status.all).toContain("(no --abort while it may:");
+    expect(said, status.all).toContain("(no --resume while it may:");
+    expect(said, status.all).not.toMatch(/--resume\n|--abort\n/);
+    const json = JSON.parse((await cli(["status", file, "--json"], { cwd: dirname(file) })).stdout) as {
+      journal: { next: { runs: { args: string }[] } };
+    };
+    expect(json.journal.next.runs.map((x) => x.args)).toEqual(["--from commit --only sync2"]);
+    const resumed = await run("--resume", "--yes");
+    expect(resumed.code, `${where}\n--- --resume\n${resumed.all}`).toBe(3);
+    expect(resumed.all).toMatch(
+      /cannot resume the last cutover at step "drained": the journal .* of an earlier cutover/,
+    );
 
     const r = await run("--abort");
     const all = `${where}\n--- --abort\n${r.all}`;

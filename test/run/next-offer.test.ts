@@ -208,6 +208,62 @@ describe("nextOffer after an instance stopped during the commit", () => {
   });
 });
 
+// an outside review: after an earlier cutover's split commit, status offered --resume and --abort,
+// each refused by their own checks of the folder's other journals (src/run/earlier.ts
+// `earlierCommitOnFleet`, `refuseSentByEarlierCutover`), and did not name that commit
+describe("nextOffer while an earlier cutover's commit may still take effect (`earlierCommit`)", () => {
+  const why = "the journal /j/old.jsonl of an earlier cutover, c1, shows commit …";
+  const held = { why, finish: { from: "commit", only: ["sync2"] }, resumeSendsCommit: true };
+  const open = { lastStep: step, finished: { ...failed, outcome: "ok", to: "stop-writes" } };
+  it("writes stopped, a commit ahead: that commit where it did not arrive, alone; no --resume, no --abort, each said why", () => {
+    const o = nextOffer({ ...base, ...open, writesStopped: true, earlierCommit: held });
+    expect(o?.runs.map((r) => r.args)).toEqual(["--from commit --only sync2"]);
+    expect(o?.runs[0]!.does).toMatch(/^sends that earlier cutover's commit to sync2, where it did not arrive/);
+    expect(o?.notes).toEqual([
+      `an earlier cutover's commit may still take effect: ${why}`,
+      expect.stringMatching(/^see the fleet first/),
+      expect.stringMatching(/^no --resume while it may/),
+      expect.stringMatching(/^no --abort while it may/),
+    ]);
+    // a write stop cut off in its run counts as stopped (--abort owes its undo)
+    expect(args({ ...open, writesStopCut: { step: 3, id: "stop-writes" }, earlierCommit: held })).toEqual([
+      "--from commit --only sync2",
+    ]);
+    // the same after a commit refused for want of a write stop (--from the stop sends the commit too)
+    expect(args({ ...open, writesStopped: true, restopFrom: "stop-writes", earlierCommit: held })).toEqual([
+      "--from commit --only sync2",
+    ]);
+    // killed (no end recorded): the same
+    expect(args({ lastStep: step, writesStopped: true, earlierCommit: held })).toEqual(["--from commit --only sync2"]);
+  });
+  it("what is not refused is still offered: --abort with no write stop owed, --resume with no commit ahead", () => {
+    expect(args({ ...open, earlierCommit: held })).toEqual(["--from commit --only sync2", "--abort"]);
+    expect(args({ ...open, writesStopped: true, earlierCommit: { ...held, resumeSendsCommit: false } })).toEqual([
+      "--from commit --only sync2",
+      "--resume",
+    ]);
+  });
+  it("no instance left to send it to (or its step not named): no command, and why not", () => {
+    const { finish: _, ...none } = held;
+    const o = nextOffer({ ...base, ...open, writesStopped: true, earlierCommit: none });
+    expect(o?.runs).toEqual([]);
+    expect(o?.notes?.[1]).toMatch(/^do not turn the source's writes back on: once every instance is COMMITTED/);
+    expect(nextLines("rb.yaml", o!)[0]).toBe("next: no command of syncbook's, while this holds:");
+  });
+  it("not while this journal's own commit or reverse may be on the fleet, nor once its cutover ended", () => {
+    expect(args({ ...open, writesStopped: true, commitSent: true, earlierCommit: held })).toEqual(["--resume"]);
+    expect(args({ ...open, reverseInDoubt: "reverse", earlierCommit: held })).toEqual(["--resume"]);
+    expect(
+      nextOffer({
+        ...base,
+        lastStep: step,
+        finished: { ...failed, outcome: "ok", committed: true },
+        earlierCommit: held,
+      }),
+    ).toBeUndefined();
+  });
+});
+
 describe("nextAfterFailedUndo", () => {
   it("names the step --resume continues at, once: the write stop itself when it is the step that failed", () => {
     const resume = (at?: { number: number; id: string }) =>
