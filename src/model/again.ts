@@ -51,13 +51,37 @@ export function stoppedInCommitAhead(
   traits: (kind: string | undefined) => { readonly waitsFor: string | undefined },
   values?: Readonly<Record<string, string | number | boolean>>,
 ): boolean {
-  return steps.some((s) => {
-    if (s.writesOn !== true && traits(s.kind).waitsFor !== "verifier") return false;
-    if (s.outcome === "ok") return false;
-    const decided = s.when !== undefined ? values?.[s.when] : undefined;
-    if (decided !== undefined) return decided !== false && decided !== "false";
-    return !(s.outcome === "skipped" && s.reason === "when: false");
-  });
+  return steps.some((s) => (s.writesOn === true || traits(s.kind).waitsFor === "verifier") && stillAhead(s, values));
+}
+
+/**
+ * Whether a commit step is still ahead of a plain `--resume` (`stillAhead`, as `stoppedInCommitAhead`
+ * judges its steps): `status` offers no `--resume` that would send a commit while an earlier
+ * cutover's may still take effect (src/run/earlier.ts `refuseSentByEarlierCutover` refuses it).
+ */
+export function commitAhead(
+  steps: readonly Pick<ModelStep, "index" | "kind" | "outcome" | "reason" | "when">[],
+  traits: (kind: string | undefined) => { readonly command?: string | undefined },
+  values?: Readonly<Record<string, string | number | boolean>>,
+): boolean {
+  // a step its run skipped as before its --from: a --resume of that run does not come back to it
+  return steps.some(
+    (s) =>
+      traits(s.kind).command === "commit" &&
+      !(s.outcome === "skipped" && s.reason === "before --from") &&
+      stillAhead(s, values),
+  );
+}
+
+/** Not ended ok, and not skipped by its `when`: as the cutover's values decide it, else as its run journaled a skip. */
+function stillAhead(
+  s: Pick<ModelStep, "outcome" | "reason" | "when">,
+  values: Readonly<Record<string, string | number | boolean>> | undefined,
+): boolean {
+  if (s.outcome === "ok") return false;
+  const decided = s.when !== undefined ? values?.[s.when] : undefined;
+  if (decided !== undefined) return decided !== false && decided !== "false";
+  return !(s.outcome === "skipped" && s.reason === "when: false");
 }
 
 export function runAgainAfterCommit(m: CutoverModel, traits: WindowKindTraits): ModelStep | undefined {

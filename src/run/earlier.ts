@@ -1023,7 +1023,7 @@ export function refuseSentByEarlierCutover(
     // the instances it never reached, alone: a --from run (of the last cutover, or a new one) of its
     // step (a new one's --new-cutover is harmless when no cutover is unfinished); a commit from the
     // write stop before it, whose run counts a write stop of its own (`restopFor`)
-    const only = `syncbook run ${target}${run === "new cutover" || run === "first step" ? " --new-cutover" : ""} --from ${(c.op === "commit" && restopFor(loaded, from)) || id} --only <the instances it did not reach>`;
+    const only = `syncbook run ${target}${run === "new cutover" || run === "first step" ? " --new-cutover" : ""} --from ${(c.op === "commit" && restopFor(loaded.runbook!, from)) || id} --only <the instances it did not reach>`;
     const aside = loaded.redact(shellCommand(["mv", dir, `${dir}.set-aside`]));
     throw new UserError(
       `${what}: the journal ${j.file} of an earlier cutover, ${j.cutover}, shows ${c.op} (step ${c.stepIndex + 1} "${id}") may have reached ${c.instances.join(", ")} (${c.answers}), and this ${run === "resume" ? "resume" : "run"} would send it again: a newer cutover of this runbook left it unfinished and sent none since, and the fleet may still hold it: a ${c.op} is never sent twice to an instance; nothing was sent`,
@@ -1042,11 +1042,11 @@ export function refuseSentByEarlierCutover(
  * counts holds none (a new cutover; a cutover none of whose runs stopped writes), and that
  * refusal's `--from` the write stop, sent to every instance, came back here (a terminal trial's loop).
  */
-function restopFor(loaded: LoadedRunbook, from: string | undefined): string | undefined {
-  const steps = planSteps(loaded.runbook!);
+function restopFor(runbook: Runbook, from: string | undefined): string | undefined {
+  const steps = planSteps(runbook);
   const at = steps.findIndex((s) => s.id === from);
   const commit = steps.slice(at).find((s) => s.bound.command === "commit" && s.step.when !== false);
-  return commit && writeStopBefore(loaded.runbook!, steps, commit.index);
+  return commit && writeStopBefore(runbook, steps, commit.index);
 }
 
 /**
@@ -1156,20 +1156,23 @@ export function earlierCommitAsked(
 
 /**
  * The one way to close an earlier cutover's commit round (`earlierCommitOnFleet`): its commit step
- * sent again to the runbook's instances it never reached, which refused
- * it; undefined when none is left or its step cannot be named. Offered by `--abort`'s refusal
- * (abort.ts) and by `status` (status.ts), so that both name the same command.
+ * (`commit`) sent again to the runbook's instances it never reached (`only`), which refused it, by
+ * a `--from` run of the write stop before it (`from`, as `refuseSentByEarlierCutover` names it: the
+ * commit's `writes-stopped` interlock counts no write stop a journal that holds none gives it; the
+ * stop runs again, writes stay stopped), else of the commit itself; undefined when no instance is
+ * left or its step cannot be named. Offered by `--abort`'s refusal (abort.ts) and by `status`
+ * (status.ts), so that every command names the same way.
  */
 export function earlierCommitFinish(
   held: EarlierCommit,
   runbook: Runbook | undefined,
-): { from: string; only: string[] } | undefined {
+): { from: string; commit: string; only: string[] } | undefined {
   if ("unjudged" in held || !held.sent || held.id === undefined || !runbook) return undefined;
   const reached = new Set(held.sent.instances);
   const only = instancesOf(runbook)
     .map((inst, index) => instanceKey({ index, ...(inst.name !== undefined ? { name: inst.name } : {}) }))
     .filter((k) => !reached.has(k));
-  return only.length ? { from: held.id, only } : undefined;
+  return only.length ? { from: restopFor(runbook, held.id) ?? held.id, commit: held.id, only } : undefined;
 }
 
 /** `earlierCommitOnFleet` as the reason an undo of a write stop is not run (undefined: none). */

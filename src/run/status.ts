@@ -58,7 +58,7 @@ import {
   stopAbortCut,
   wayOnFromRefused,
 } from "./earlier.js";
-import { planSteps, stopWritesBefore } from "./plan.js";
+import { stopWritesBefore } from "./plan.js";
 import {
   CALLED_OFF_RESUME,
   nextAfterFailedUndo,
@@ -75,7 +75,7 @@ import {
   type NextOffer,
   type NextRun,
 } from "../next-run.js";
-import { runAgainAfterCommit, stoppedInCommitAhead } from "../model/again.js";
+import { commitAhead, runAgainAfterCommit, stoppedInCommitAhead } from "../model/again.js";
 
 /**
  * 2: an instance's `copy` has no `percent` (it was its share of the fleet's estimate); the fleet's is `copy`.
@@ -205,7 +205,11 @@ export interface JournalStatus {
    * in `--abort`'s words; `finish`, the one command that closes its round (`earlierCommitFinish`);
    * `resumeSendsCommit`, a `--resume` would send a commit, which that one refuses.
    */
-  earlierCommit?: { why: string; finish?: { from: string; only: string[] }; resumeSendsCommit: boolean };
+  earlierCommit?: {
+    why: string;
+    finish?: { from: string; commit: string; only: string[] };
+    resumeSendsCommit: boolean;
+  };
   /** Writes were stopped by an earlier run of the cutover (another journal) and still were at this run's end. */
   writesStoppedBefore?: true;
   /**
@@ -672,16 +676,18 @@ async function cutoverWindow(
  */
 export function nextOffer(j: JournalStatus): NextOffer | undefined {
   if (j.refused !== undefined || j.lock?.alive === true) return undefined;
+  const f = j.finished;
+  const open = !f || ((f.outcome !== "ok" || f.to !== undefined) && !f.aborted);
+  // an earlier cutover's commit that may still take effect comes first: --abort (a failed undo's
+  // retry included) and a --resume that sends a commit are refused while it may (a review)
+  const held = open && j.commitSent !== true && j.reverseInDoubt === undefined ? j.earlierCommit : undefined;
+  if (held && j.lastStep) return earlierCommitOffer(j, held);
   if (j.writesUndoFailed) {
     const at = j.lastStep && j.lastStep.outcome !== "ok" ? j.lastStep : undefined;
     return nextAfterFailedUndo({ number: j.writesUndoFailed.step, id: j.writesUndoFailed.id }, at);
   }
-  // killed or crashed (no end recorded), or a run that ended and left its cutover open (failed,
-  // interrupted, stopped at --to)
-  const f = j.finished;
-  const open = !f || ((f.outcome !== "ok" || f.to !== undefined) && !f.aborted);
-  const held = open && j.commitSent !== true && j.reverseInDoubt === undefined ? j.earlierCommit : undefined;
-  if (held && j.lastStep) return earlierCommitOffer(j, held);
+  // (open: killed or crashed, no end recorded, or a run that ended and left its cutover open:
+  // failed, interrupted, stopped at --to)
   // or called off: the commit was refused, so nothing of it is on the fleet (an adversarial run:
   // after a stopWrites whose check failed, status offered no way back to writes on)
   if (open && j.restopFrom !== undefined)
@@ -781,13 +787,19 @@ export function nextOffer(j: JournalStatus): NextOffer | undefined {
  * write stop is owed an undo (`--abort` refuses to turn writes on under that commit).
  */
 function earlierCommitOffer(j: JournalStatus, held: NonNullable<JournalStatus["earlierCommit"]>): NextOffer {
-  const stopped = j.writesStopped === true || j.writesStopCut !== undefined;
+  // any write stop whose undo is owed or in doubt: --abort refuses on it (abort.ts `refuseEarlierCommit`)
+  const stopped =
+    j.writesStopped === true ||
+    j.writesStopCut !== undefined ||
+    j.writesStopInDoubt !== undefined ||
+    j.writesStopAbortCut !== undefined ||
+    j.writesUndoFailed !== undefined;
   const runs: NextRun[] = [
     ...(held.finish
       ? [
           {
             args: shellCommand(["--from", held.finish.from, "--only", held.finish.only.join(",")]),
-            does: `sends that earlier cutover's commit to ${held.finish.only.join(", ")}, where it did not arrive: its round closes with the source's writes still stopped, and the destination takes writes once every instance is COMMITTED`,
+            does: `${held.finish.from !== held.finish.commit ? `stops the application's writes again (step ${held.finish.from}: they stay stopped), then ` : ""}sends the commit (step ${held.finish.commit}) to ${held.finish.only.join(", ")}, where that earlier cutover's did not arrive, and goes on with the steps after it: the round closes with the source's writes stopped`,
           },
         ]
       : []),
@@ -969,13 +981,12 @@ async function readJournalStatus(
     const why = earlierCommitReason(held);
     if (held && !("unjudged" in held) && why !== undefined) {
       const finish = earlierCommitFinish(held, runbook);
-      const from = out.lastStep ? out.lastStep.number - 1 : 0;
       out.earlierCommit = {
         why,
         ...(finish ? { finish } : {}),
-        resumeSendsCommit: planSteps(runbook)
-          .slice(from)
-          .some((st) => st.bound.command === "commit" && st.step.when !== false),
+        // as the cutover's values decide a commit's `when` (the runbook's default decided it, and
+        // a --var cutover's --resume offered was refused: a review)
+        resumeSendsCommit: commitAhead(model.steps, traitsOf, model.cutoverValues?.vars),
       };
     }
   }

@@ -8,6 +8,7 @@ import type { RunEvent } from "../../src/events.js";
 import { CutoverFold } from "../../src/model/fold.js";
 import {
   afterLastCommitStep,
+  commitAhead,
   runAgainAfterCommit,
   stopAgainBefore,
   stoppedInCommitAhead,
@@ -150,5 +151,26 @@ describe("stoppedInCommitAhead: a step that asks the stopped-in-commit interlock
     );
     expect(stoppedInCommitAhead([verify("pending", { when: "verifyIt" })], traitsOf, {})).toBe(true);
     expect(stoppedInCommitAhead([{ ...skipped, when: "verifyIt" }], traitsOf, { verifyIt: true })).toBe(true);
+  });
+});
+
+describe("commitAhead: a commit step is still ahead of a plain --resume", () => {
+  type S = Parameters<typeof commitAhead>[0][number];
+  const commit = (outcome: S["outcome"], more: Partial<S> = {}): S => ({ index: 4, kind: "commit", outcome, ...more });
+  it("not ended ok: ahead; ended ok, or another kind: not", () => {
+    expect(commitAhead([commit("pending")], traitsOf)).toBe(true);
+    expect(commitAhead([commit("failed")], traitsOf)).toBe(true);
+    expect(commitAhead([commit("skipped", { reason: "after --to" })], traitsOf)).toBe(true);
+    expect(commitAhead([commit("ok")], traitsOf)).toBe(false);
+    expect(commitAhead([{ index: 2, kind: "verify", outcome: "pending" }], traitsOf)).toBe(false);
+  });
+  it("skipped before its run's --from: a --resume of that run does not come back to it", () => {
+    expect(commitAhead([commit("skipped", { reason: "before --from" })], traitsOf)).toBe(false);
+  });
+  it("its when as the cutover's values decide it (a review: the runbook's default decided it), else as journaled", () => {
+    expect(commitAhead([commit("pending", { when: "go" })], traitsOf, { go: true })).toBe(true);
+    expect(commitAhead([commit("pending", { when: "go" })], traitsOf, { go: false })).toBe(false);
+    expect(commitAhead([commit("skipped", { reason: "when: false", when: "go" })], traitsOf, { go: true })).toBe(true);
+    expect(commitAhead([commit("skipped", { reason: "when: false" })], traitsOf)).toBe(false);
   });
 });

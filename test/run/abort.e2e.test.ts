@@ -478,7 +478,7 @@ describe("--abort", () => {
     // refused below (an outside review followed them into the refusals)
     const status = await cli(["status", file], { cwd: dirname(file) });
     const said = status.all.slice(status.all.indexOf("\n  next"));
-    expect(said, status.all).toContain(`next:\n    syncbook run ${file} --from commit --only sync2\n`);
+    expect(said, status.all).toContain(`next:\n    syncbook run ${file} --from stop-writes --only sync2\n`);
     expect(said, status.all).toMatch(
       /\(an earlier cutover's commit may still take effect: the journal .*\.jsonl of an earlier cutover, \S+, shows commit \(step 5 "commit"\) may have reached sync0, sync1/,
     );
@@ -488,7 +488,7 @@ describe("--abort", () => {
     const json = JSON.parse((await cli(["status", file, "--json"], { cwd: dirname(file) })).stdout) as {
       journal: { next: { runs: { args: string }[] } };
     };
-    expect(json.journal.next.runs.map((x) => x.args)).toEqual(["--from commit --only sync2"]);
+    expect(json.journal.next.runs.map((x) => x.args)).toEqual(["--from stop-writes --only sync2"]);
     const resumed = await run("--resume", "--yes");
     expect(resumed.code, `${where}\n--- --resume\n${resumed.all}`).toBe(3);
     expect(resumed.all).toMatch(
@@ -503,14 +503,16 @@ describe("--abort", () => {
       /cannot abort from .*\.jsonl: the journal .*\.jsonl of an earlier cutover, \S+, shows commit \(step 5 "commit"\) may have reached sync0, sync1 \(sync0 gave no usable answer, sync1 gave no usable answer\), and it may still take effect \(an instance holding it waits in commit's round, RUNNING, until every instance has it\): writes at the source then would be lost once that round closes; the undo of step 3 "stop-writes" would turn application writes back on; nothing was undone, and writes stay STOPPED/,
     );
     expect(r.all, all).toContain(
-      `hint: See the fleet: syncbook status ${file}. Finish that commit where it did not arrive (writes stay stopped for it): syncbook run ${file} --from commit --only sync2.`,
+      `hint: See the fleet: syncbook status ${file}. Finish that commit where it did not arrive (writes stay stopped for it): syncbook run ${file} --from stop-writes --only sync2.`,
     );
     expect(totalPosts(s!), "nothing reached the service").toBe(sent);
     expect(s!.control.state().instances.map((i) => i.state)).toEqual(["RUNNING", "RUNNING", "RUNNING"]);
 
     // the command it offers: the commit reaches sync2, the round closes with writes stopped, none lost
-    const on = await run("--from", "commit", "--only", "sync2", "--yes");
-    expect(on.code, `${all}\n--- --from commit --only sync2\n${on.all}`).toBe(0);
+    // (from the write stop: the commit's writes-stopped interlock counts no stop of a journal that
+    // holds none, and every command names this one way, as the refusals of --from and --resume do)
+    const on = await run("--from", "stop-writes", "--only", "sync2", "--yes");
+    expect(on.code, `${all}\n--- --from stop-writes --only sync2\n${on.all}`).toBe(0);
     const st = s!.control.state();
     expect(st.instances.map((i) => i.state)).toEqual(["COMMITTED", "COMMITTED", "COMMITTED"]);
     expect(st.writes.lost, on.all).toBe(0);
@@ -539,6 +541,13 @@ describe("--abort", () => {
     s.control.clearFaults();
     const newer = await run("--new-cutover", "--from", "notice", "--to", "notice", "--yes");
     expect(newer.code, newer.all).toBe(0);
+    // status: that commit finished from the write stop (this cutover holds none, which the commit's
+    // writes-stopped interlock would count: --from commit was refused, a review), and --abort, which
+    // owes no write stop's undo here
+    const st = JSON.parse((await cli(["status", file, "--json"], { cwd: dir })).stdout) as {
+      journal: { next: { runs: { args: string }[] } };
+    };
+    expect(st.journal.next.runs.map((x) => x.args)).toEqual(["--from stop-writes --only sync2", "--abort"]);
 
     const r = await run("--abort");
     expect(r.code, `${newer.all}\n--- --abort\n${r.all}`).toBe(0);

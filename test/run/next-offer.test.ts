@@ -213,33 +213,50 @@ describe("nextOffer after an instance stopped during the commit", () => {
 // `earlierCommitOnFleet`, `refuseSentByEarlierCutover`), and did not name that commit
 describe("nextOffer while an earlier cutover's commit may still take effect (`earlierCommit`)", () => {
   const why = "the journal /j/old.jsonl of an earlier cutover, c1, shows commit …";
-  const held = { why, finish: { from: "commit", only: ["sync2"] }, resumeSendsCommit: true };
+  const finish = { from: "stop-writes", commit: "commit", only: ["sync2"] };
+  const held = { why, finish, resumeSendsCommit: true };
   const open = { lastStep: step, finished: { ...failed, outcome: "ok", to: "stop-writes" } };
+  const FINISH = "--from stop-writes --only sync2";
   it("writes stopped, a commit ahead: that commit where it did not arrive, alone; no --resume, no --abort, each said why", () => {
     const o = nextOffer({ ...base, ...open, writesStopped: true, earlierCommit: held });
-    expect(o?.runs.map((r) => r.args)).toEqual(["--from commit --only sync2"]);
-    expect(o?.runs[0]!.does).toMatch(/^sends that earlier cutover's commit to sync2, where it did not arrive/);
+    expect(o?.runs.map((r) => r.args)).toEqual([FINISH]);
+    expect(o?.runs[0]!.does).toBe(
+      "stops the application's writes again (step stop-writes: they stay stopped), then sends the commit (step commit) to sync2, where that earlier cutover's did not arrive, and goes on with the steps after it: the round closes with the source's writes stopped",
+    );
     expect(o?.notes).toEqual([
       `an earlier cutover's commit may still take effect: ${why}`,
       expect.stringMatching(/^see the fleet first/),
       expect.stringMatching(/^no --resume while it may/),
       expect.stringMatching(/^no --abort while it may/),
     ]);
-    // a write stop cut off in its run counts as stopped (--abort owes its undo)
-    expect(args({ ...open, writesStopCut: { step: 3, id: "stop-writes" }, earlierCommit: held })).toEqual([
-      "--from commit --only sync2",
-    ]);
-    // the same after a commit refused for want of a write stop (--from the stop sends the commit too)
-    expect(args({ ...open, writesStopped: true, restopFrom: "stop-writes", earlierCommit: held })).toEqual([
-      "--from commit --only sync2",
-    ]);
+    // a runbook with no write stop before its commit: the commit itself, said without the stop
+    const bare = nextOffer({
+      ...base,
+      ...open,
+      writesStopped: true,
+      earlierCommit: { ...held, finish: { ...finish, from: "commit" } },
+    });
+    expect(bare?.runs[0]).toMatchObject({
+      args: "--from commit --only sync2",
+      does: expect.stringMatching(/^sends the commit \(step commit\) to sync2/),
+    });
+    // every write stop whose undo --abort owes or cannot judge (abort.ts refuses on each): no --abort
+    const owed: Partial<JournalStatus>[] = [
+      { writesStopCut: { step: 3, id: "stop-writes" } },
+      { writesStopInDoubt: { step: 3, id: "stop-writes" } },
+      { writesStopAbortCut: { step: 3, id: "stop-writes" } },
+      { writesUndoFailed: { step: 3, id: "stop-writes" } },
+    ];
+    for (const o of owed) expect(args({ ...open, ...o, earlierCommit: held }), JSON.stringify(o)).toEqual([FINISH]);
     // killed (no end recorded): the same
-    expect(args({ lastStep: step, writesStopped: true, earlierCommit: held })).toEqual(["--from commit --only sync2"]);
+    expect(args({ lastStep: step, writesStopped: true, earlierCommit: held })).toEqual([FINISH]);
   });
   it("what is not refused is still offered: --abort with no write stop owed, --resume with no commit ahead", () => {
-    expect(args({ ...open, earlierCommit: held })).toEqual(["--from commit --only sync2", "--abort"]);
+    expect(args({ ...open, earlierCommit: held })).toEqual([FINISH, "--abort"]);
+    // a commit refused for want of a write stop: no stop owed, so --abort goes on
+    expect(args({ ...open, restopFrom: "stop-writes", earlierCommit: held })).toEqual([FINISH, "--abort"]);
     expect(args({ ...open, writesStopped: true, earlierCommit: { ...held, resumeSendsCommit: false } })).toEqual([
-      "--from commit --only sync2",
+      FINISH,
       "--resume",
     ]);
   });
