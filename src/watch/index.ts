@@ -116,6 +116,10 @@ export async function startWatch(opts: WatchOptions): Promise<Watch> {
     await live?.read(stop.signal).catch(() => undefined);
     const t = now();
     const seen = feed.fold.view(t);
+    // (read only while no runner is seen alive: the page's way on is said then)
+    const lock = feed.lock;
+    const runnerAlive = lock !== undefined && (lock.host !== host || isPidAlive(lock.pid));
+    const earlier = runnerAlive ? undefined : await feed.earlierCommit();
     const runner = runnerVerdict({
       model: seen,
       lock: feed.lock,
@@ -126,6 +130,7 @@ export async function startWatch(opts: WatchOptions): Promise<Watch> {
       ...(opts.journalDir !== undefined ? { journalDir: opts.journalDir } : {}),
       ...(opts.runbookHash !== undefined ? { runbookHash: opts.runbookHash } : {}),
       ...(opts.goOnVars ? { goOnVars: opts.goOnVars } : {}),
+      ...(earlier !== undefined ? { earlierCommit: opts.redact(earlier) } : {}),
     });
     // its process gone without an end: the window's time since its last line is no runner's, not
     // the share of the step it died in (the page said the service's)

@@ -23,6 +23,7 @@ import {
 } from "../journal/index.js";
 import { CutoverFold, joinJournals, shiftLine, type JournalShift } from "../model/fold.js";
 import type { WindowKindTraits } from "../fleet/window.js";
+import { earlierCommitOnFleet, earlierCommitReason, readFolderJournals } from "../run/earlier.js";
 
 /** The folder's lock, as its holder wrote it (src/journal/lock.ts). */
 export interface LockHolder {
@@ -50,6 +51,8 @@ export class JournalFeed {
   #lock: LockHolder | undefined;
   /** Bad lines skipped (not JSON, not an event): a journal edited by hand, or a line cut by a crash. */
   skipped = 0;
+  /** `earlierCommit`'s last answer, and the folder's journals (names and sizes) it was read from. */
+  #earlier: { key: string; why: string | undefined } | undefined;
 
   constructor(dir: string, traits: WindowKindTraits) {
     this.#dir = dir;
@@ -73,6 +76,37 @@ export class JournalFeed {
   #newFold(): CutoverFold {
     this.#journals = [];
     return new CutoverFold({ traits: this.#traits, journals: this.#journals });
+  }
+
+  /**
+   * Why a commit of another journal of the folder may still take effect, as `--abort` and `status`
+   * ask it (src/run/earlier.ts `earlierCommitOnFleet`; a journal that cannot be judged is left to
+   * `status`, as there): read again only when the folder's journals changed (names or sizes), and
+   * never while a single journal is there. Asked by the page while no runner is alive.
+   */
+  async earlierCommit(): Promise<string | undefined> {
+    const chosen = this.#tracked.at(-1)?.file;
+    if (!chosen || !this.#names.includes("\n")) return undefined;
+    const names = this.#names.split("\n");
+    const sizes = await Promise.all(
+      names.map((n) =>
+        stat(join(this.#dir, n)).then(
+          (st) => st.size,
+          () => -1,
+        ),
+      ),
+    );
+    const key = `${chosen}\n${names.map((n, k) => `${n}:${sizes[k]}`).join("\n")}`;
+    if (this.#earlier?.key === key) return this.#earlier.why;
+    let held;
+    try {
+      held = earlierCommitOnFleet(await readFolderJournals(this.#dir), chosen);
+    } catch {
+      return undefined; // unreadable now: the next round reads again (status says it)
+    }
+    const why = held && !("unjudged" in held) ? earlierCommitReason(held) : undefined;
+    this.#earlier = { key, why };
+    return why;
   }
 
   /** Reads what changed since the last call; true when the model may have changed. */

@@ -84,6 +84,12 @@ export interface RunnerInput {
    * one masked.
    */
   goOnVars?: (known: Required<CutoverValuesKnown>, fromId: string) => { vars: string[]; note?: string };
+  /**
+   * Why a commit of another journal of the folder may still take effect (src/run/earlier.ts
+   * `earlierCommitOnFleet` and `earlierCommitReason`, as `--abort` and `status` ask it), read by
+   * the journal feed while no runner is alive: `status` names the way on that finishes it.
+   */
+  earlierCommit?: string;
 }
 
 export function runnerVerdict(i: RunnerInput): RunnerVerdict {
@@ -93,8 +99,25 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
     return { state: "no-run", alarm: false, headline: "no run of this cutover yet: waiting for its journal", left: [] };
   const lastLineAt = run.lastAt;
   // what it left, with whether its runner is gone: an unanswered commit of a live runner is on its way
+  // an earlier cutover's commit that may still hold, where this cutover sent none: a --resume that
+  // sends a commit and an --abort that turns writes on are refused while it may; status names the
+  // command that finishes it (a review: the page offered the refused --resume)
+  // (none of its own sent: a commit fanned out or requested since the last reverse, as status's
+  // `commitSent` judges it)
+  const own = syncCommits(m);
+  const earlier =
+    i.earlierCommit !== undefined &&
+    !m.cutover.committed &&
+    own.commits.length === 0 &&
+    own.requested === undefined &&
+    !m.cutover.reverseInDoubt
+      ? i.earlierCommit
+      : undefined;
   const left = (gone: boolean): Pick<RunnerVerdict, "left" | "commitInDoubt"> => ({
-    left: stateLeft(m, i.now, gone),
+    left: [
+      ...stateLeft(m, i.now, gone),
+      ...(earlier !== undefined && gone ? [`an earlier cutover's commit may still take effect: ${earlier}`] : []),
+    ],
     ...(commitInDoubtNow(m, gone) ? { commitInDoubt: true as const } : {}),
   });
   // the runbook as a command names it: with the --journal-dir its journal is in, else the default
@@ -170,9 +193,15 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
     restop && noCommit
       ? `syncbook run ${rb} --from ${restop.id}${vars}   (${RESTOP_DOES}); or syncbook run ${rb} --abort${vars}   (${abortDoes(undefined)})`
       : undefined;
-  const abortFirst = undoOwed
-    ? `syncbook run ${rb} --abort${vars}   (${undoOwed.runs[0]!.does}; or --resume: ${undoOwed.runs[1]!.does})`
-    : restopFirst;
+  const statusFirst =
+    earlier !== undefined
+      ? `syncbook status ${rb}   (it names the way on that finishes that earlier cutover's commit; a --resume that sends a commit, or an --abort that turns writes back on, is refused while it may hold)`
+      : undefined;
+  const abortFirst =
+    statusFirst ??
+    (undoOwed
+      ? `syncbook run ${rb} --abort${vars}   (${undoOwed.runs[0]!.does}; or --resume: ${undoOwed.runs[1]!.does})`
+      : restopFirst);
   if (run.finishedAt !== undefined) {
     const how =
       run.ended === "called-off"
@@ -190,7 +219,7 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
       // after the commit that failed (continueOnError) runs again in the cutover with --from
       // called off (every undo --abort owed ran): --resume goes on with it later, as the abort's end says
       ...(run.ended === "called-off"
-        ? { next: resumeWith(CALLED_OFF_RESUME) }
+        ? { next: statusFirst ?? resumeWith(CALLED_OFF_RESUME) }
         : run.outcome !== "ok" || run.to !== undefined
           ? { next: abortFirst ?? resume }
           : again

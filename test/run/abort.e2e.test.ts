@@ -15,7 +15,7 @@ import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
 import { inPty } from "../support/pty.js";
-import { cli, startCli } from "../support/run.js";
+import { cli, startCli, watchState } from "../support/run.js";
 import { CALLED_OFF_RESUME } from "../../src/next-run.js";
 import {
   cleanedUpAfterAll,
@@ -489,6 +489,12 @@ describe("--abort", () => {
       journal: { next: { runs: { args: string }[] } };
     };
     expect(json.journal.next.runs.map((x) => x.args)).toEqual(["--from stop-writes --only sync2"]);
+    // the watch page, from the same journals: status first, not the refused --resume
+    const page = (await watchState([file], dirname(file))).runner;
+    expect(page.next, JSON.stringify(page)).toContain(`syncbook status ${file}   (it names the way on that finishes`);
+    expect(page.left.join("\n")).toMatch(
+      /an earlier cutover's commit may still take effect: the journal .* shows commit \(step 5 "commit"\)/,
+    );
     const resumed = await run("--resume", "--yes");
     expect(resumed.code, `${where}\n--- --resume\n${resumed.all}`).toBe(3);
     expect(resumed.all).toMatch(

@@ -1066,3 +1066,39 @@ describe("a writes-on hook that started and did not succeed", () => {
     expect(line(stateLeft(ok, at(2000), true))).toBeUndefined();
   });
 });
+
+// a review: after an earlier cutover's split commit the page offered this cutover's --resume,
+// refused (it would send a commit while that one may hold); status names the way on that finishes it
+describe("runnerVerdict while an earlier cutover's commit may still take effect", () => {
+  const why = 'the journal /j/old.jsonl of an earlier cutover, c1, shows commit (step 5 "commit") may have reached a';
+  const input = (model: ReturnType<typeof killedModel>, running = false) => ({
+    model,
+    lock: running ? lock : undefined,
+    // (running: a line 1 s ago, not silent)
+    now: at(running ? 3000 : 182_000),
+    host: "here",
+    isAlive: () => running,
+    runbook: "rb.yaml",
+    earlierCommit: why,
+  });
+  it("the runner dead or its run ended short of the commit: status first, and the commit said in what it left", () => {
+    for (const model of [
+      killedModel(),
+      killedModel([ev("run.finished", 3000, { outcome: "failed", exitCode: 1, committed: false, durationMs: 3000 })]),
+    ]) {
+      const v = runnerVerdict(input(model));
+      expect(v.next).toMatch(
+        /^syncbook status rb\.yaml {3}\(it names the way on that finishes that earlier cutover's commit/,
+      );
+      expect(v.left).toContain(`an earlier cutover's commit may still take effect: ${why}`);
+    }
+  });
+  it("not while its runner runs, nor once this cutover's own commit was sent", () => {
+    const live = runnerVerdict(input(killedModel(), true));
+    expect(live.next).toBeUndefined();
+    expect(live.left.join("\n")).not.toContain("earlier cutover");
+    const sent = runnerVerdict(input(killedModel([commitStep(), req(2500, 1, 0), req(2500, 2, 1)])));
+    expect(sent.next).not.toMatch(/^syncbook status/);
+    expect(sent.left.join("\n")).not.toContain("earlier cutover");
+  });
+});
