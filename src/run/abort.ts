@@ -20,6 +20,7 @@ import {
   earlierCommitFinish,
   earlierCommitOnFleet,
   earlierCommitReason,
+  setAsideCommand,
   openEarlierJournal,
   openHooks,
   readFolderJournals,
@@ -205,8 +206,8 @@ async function refuseEarlierCommit(
   }
   if (held) {
     // the file set aside, as the other refusals of a journal that cannot be judged offer it
-    const u = "unjudged" in held ? held.unjudged[0] : undefined;
-    const aside = u && u.file !== dir ? loaded.redact(shellCommand(["mv", u.file, `${u.file}.set-aside`])) : undefined;
+    const cmd = setAsideCommand(held, dir);
+    const aside = cmd !== undefined ? loaded.redact(cmd) : undefined;
     throw new UserError(`cannot abort from ${file}: ${earlierCommitReason(held)}; ${undo}; ${kept}`, {
       hint: `See the fleet: syncbook status ${runbookArg(loaded)}. ${aside ? `If that file is no journal of this runbook, or you know no instance holds a commit of its, set it aside (it stays its run's record): ${aside}` : "Make the journal folder readable to this user"}, then call this cutover off again: syncbook run ${target} --abort; or, once you know no instance holds a commit, turn the application's writes back on by hand.${note}`,
       exitCode: ExitCode.failed,

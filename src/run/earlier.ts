@@ -1045,6 +1045,8 @@ export function refuseSentByEarlierCutover(
 function restopFor(runbook: Runbook, from: string | undefined): string | undefined {
   const steps = planSteps(runbook);
   const at = steps.findIndex((s) => s.id === from);
+  // a step the runbook no longer has (edited since): no stop before it can be named
+  if (at < 0) return undefined;
   const commit = steps.slice(at).find((s) => s.bound.command === "commit" && s.step.when !== false);
   return commit && writeStopBefore(runbook, steps, commit.index);
 }
@@ -1168,11 +1170,30 @@ export function earlierCommitFinish(
   runbook: Runbook | undefined,
 ): { from: string; commit: string; only: string[] } | undefined {
   if ("unjudged" in held || !held.sent || held.id === undefined || !runbook) return undefined;
+  // its step gone from the runbook as edited since: a --from of it is refused
+  if (!planSteps(runbook).some((s) => s.id === held.id)) return undefined;
   const reached = new Set(held.sent.instances);
   const only = instancesOf(runbook)
     .map((inst, index) => instanceKey({ index, ...(inst.name !== undefined ? { name: inst.name } : {}) }))
     .filter((k) => !reached.has(k));
   return only.length ? { from: restopFor(runbook, held.id) ?? held.id, commit: held.id, only } : undefined;
+}
+
+/**
+ * `earlierCommitOnFleet` as `status` and the watch page say it (undefined: none): a commit that may
+ * still take effect, or the journals that cannot be judged (one may hold such a commit).
+ */
+export function earlierCommitWords(held: EarlierCommit | undefined): string | undefined {
+  const why = earlierCommitReason(held);
+  return why === undefined || !held || "unjudged" in held
+    ? why
+    : `an earlier cutover's commit may still take effect: ${why}`;
+}
+
+/** The command that sets aside the first journal of `held` that cannot be judged, when it is a file (not the folder `dir`). */
+export function setAsideCommand(held: EarlierCommit | undefined, dir: string): string | undefined {
+  const u = held && "unjudged" in held ? held.unjudged[0] : undefined;
+  return u && u.file !== dir ? shellCommand(["mv", u.file, `${u.file}.set-aside`]) : undefined;
 }
 
 /** `earlierCommitOnFleet` as the reason an undo of a write stop is not run (undefined: none). */

@@ -50,11 +50,12 @@ import {
   cutoverVarsFrom,
   earlierCommitFinish,
   earlierCommitOnFleet,
-  earlierCommitReason,
+  earlierCommitWords,
   fleetVarNames,
   lastReverse,
   readFolderJournals,
   reverseInDoubt,
+  setAsideCommand,
   stopAbortCut,
   wayOnFromRefused,
 } from "./earlier.js";
@@ -208,6 +209,8 @@ export interface JournalStatus {
   earlierCommit?: {
     why: string;
     finish?: { from: string; commit: string; only: string[] };
+    /** A journal that cannot be judged, which may hold such a commit: the command that sets it aside. */
+    aside?: string;
     resumeSendsCommit: boolean;
   };
   /** Writes were stopped by an earlier run of the cutover (another journal) and still were at this run's end. */
@@ -680,8 +683,10 @@ export function nextOffer(j: JournalStatus): NextOffer | undefined {
   const open = !f || ((f.outcome !== "ok" || f.to !== undefined) && !f.aborted);
   // an earlier cutover's commit that may still take effect comes first: --abort (a failed undo's
   // retry included) and a --resume that sends a commit are refused while it may (a review)
-  const held = open && j.commitSent !== true && j.reverseInDoubt === undefined ? j.earlierCommit : undefined;
-  if (held && j.lastStep) return earlierCommitOffer(j, held);
+  // (called off too: its --resume would send the commit; and before its first step)
+  const held =
+    (open || f?.aborted) && j.commitSent !== true && j.reverseInDoubt === undefined ? j.earlierCommit : undefined;
+  if (held) return earlierCommitOffer(j, held);
   if (j.writesUndoFailed) {
     const at = j.lastStep && j.lastStep.outcome !== "ok" ? j.lastStep : undefined;
     return nextAfterFailedUndo({ number: j.writesUndoFailed.step, id: j.writesUndoFailed.id }, at);
@@ -806,15 +811,18 @@ function earlierCommitOffer(j: JournalStatus, held: NonNullable<JournalStatus["e
     ...(held.resumeSendsCommit
       ? []
       : [{ args: "--resume", does: "goes on with this cutover where its last run stopped" }]),
-    ...(stopped ? [] : [abortOffer(j)]),
+    // (a cutover called off already has nothing to abort)
+    ...(stopped || j.finished?.aborted ? [] : [abortOffer(j)]),
   ];
   return {
     runs,
     notes: [
-      `an earlier cutover's commit may still take effect: ${held.why}`,
+      held.why,
       held.finish
         ? "see the fleet first: if the sync was set back by hand since (IDLE, or started again), no instance holds that commit, and the application's writes go back on by hand"
-        : "do not turn the source's writes back on: once every instance is COMMITTED, move the application to the destination; if the sync was set back by hand since (IDLE, or started again), no instance holds that commit, and the application's writes go back on by hand",
+        : held.aside !== undefined
+          ? `if that file is no journal of this runbook, or you know no instance holds a commit of its, set it aside (it stays its run's record), then ask status again: ${held.aside}`
+          : "do not turn the source's writes back on: once every instance is COMMITTED, move the application to the destination; if the sync was set back by hand since (IDLE, or started again), no instance holds that commit, and the application's writes go back on by hand",
       ...(held.resumeSendsCommit
         ? ["no --resume while it may: its commit would be refused (a commit is never sent twice to an instance)"]
         : []),
@@ -973,17 +981,20 @@ async function readJournalStatus(
   const chosen = found.file;
   if (
     chosen &&
+    out.lock?.alive !== true &&
     out.commitSent !== true &&
     out.reverseInDoubt === undefined &&
     readdirSync(folder).some((n) => n.endsWith(JOURNAL_EXTENSION) && n !== basename(chosen))
   ) {
     const held = earlierCommitOnFleet(await readFolderJournals(folder), chosen);
-    const why = earlierCommitReason(held);
-    if (held && !("unjudged" in held) && why !== undefined) {
+    const why = earlierCommitWords(held);
+    if (held && why !== undefined) {
       const finish = earlierCommitFinish(held, runbook);
+      const aside = setAsideCommand(held, folder);
       out.earlierCommit = {
-        why,
+        why: named.redact(why),
         ...(finish ? { finish } : {}),
+        ...(aside !== undefined ? { aside: named.redact(aside) } : {}),
         // as the cutover's values decide a commit's `when` (the runbook's default decided it, and
         // a --var cutover's --resume offered was refused: a review)
         resumeSendsCommit: commitAhead(model.steps, traitsOf, model.cutoverValues?.vars),

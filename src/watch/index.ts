@@ -116,22 +116,26 @@ export async function startWatch(opts: WatchOptions): Promise<Watch> {
     await live?.read(stop.signal).catch(() => undefined);
     const t = now();
     const seen = feed.fold.view(t);
-    // (read only while no runner is seen alive: the page's way on is said then)
-    const lock = feed.lock;
-    const runnerAlive = lock !== undefined && (lock.host !== host || isPidAlive(lock.pid));
-    const earlier = runnerAlive ? undefined : await feed.earlierCommit();
-    const runner = runnerVerdict({
-      model: seen,
-      lock: feed.lock,
-      now: t,
-      host,
-      isAlive: isPidAlive,
-      ...(opts.runbook !== undefined ? { runbook: opts.runbook } : {}),
-      ...(opts.journalDir !== undefined ? { journalDir: opts.journalDir } : {}),
-      ...(opts.runbookHash !== undefined ? { runbookHash: opts.runbookHash } : {}),
-      ...(opts.goOnVars ? { goOnVars: opts.goOnVars } : {}),
-      ...(earlier !== undefined ? { earlierCommit: opts.redact(earlier) } : {}),
-    });
+    const verdict = (earlierCommit?: string) =>
+      runnerVerdict({
+        model: seen,
+        lock: feed.lock,
+        now: t,
+        host,
+        isAlive: isPidAlive,
+        ...(opts.runbook !== undefined ? { runbook: opts.runbook } : {}),
+        ...(opts.journalDir !== undefined ? { journalDir: opts.journalDir } : {}),
+        ...(opts.runbookHash !== undefined ? { runbookHash: opts.runbookHash } : {}),
+        ...(opts.goOnVars ? { goOnVars: opts.goOnVars } : {}),
+        ...(earlierCommit !== undefined ? { earlierCommit } : {}),
+      });
+    // the folder's other journals asked only where a way on is said (no runner seen working: one
+    // gone, silent, or a run that ended); a live run's growing journal is not read again each round
+    let runner = verdict();
+    if (runner.state !== "running" && runner.state !== "no-run") {
+      const earlier = await feed.earlierCommit();
+      if (earlier !== undefined) runner = verdict(opts.redact(earlier));
+    }
     // its process gone without an end: the window's time since its last line is no runner's, not
     // the share of the step it died in (the page said the service's)
     const model = runner.state === "dead" ? feed.fold.view(t, { runnerGone: true }) : seen;

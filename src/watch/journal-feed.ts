@@ -23,7 +23,7 @@ import {
 } from "../journal/index.js";
 import { CutoverFold, joinJournals, shiftLine, type JournalShift } from "../model/fold.js";
 import type { WindowKindTraits } from "../fleet/window.js";
-import { earlierCommitOnFleet, earlierCommitReason, readFolderJournals } from "../run/earlier.js";
+import { earlierCommitOnFleet, earlierCommitWords, readFolderJournals } from "../run/earlier.js";
 
 /** The folder's lock, as its holder wrote it (src/journal/lock.ts). */
 export interface LockHolder {
@@ -79,10 +79,11 @@ export class JournalFeed {
   }
 
   /**
-   * Why a commit of another journal of the folder may still take effect, as `--abort` and `status`
-   * ask it (src/run/earlier.ts `earlierCommitOnFleet`; a journal that cannot be judged is left to
-   * `status`, as there): read again only when the folder's journals changed (names or sizes), and
-   * never while a single journal is there. Asked by the page while no runner is alive.
+   * Why a commit of another journal of the folder may still take effect, or a journal that cannot
+   * be judged may hold one, in the words of `status` (src/run/earlier.ts `earlierCommitOnFleet`,
+   * `earlierCommitWords`, as `--abort` asks it): read again only when the folder's journals changed
+   * (names or sizes), and never while a single journal is there. Asked by the page while no runner
+   * is seen working.
    */
   async earlierCommit(): Promise<string | undefined> {
     const chosen = this.#tracked.at(-1)?.file;
@@ -98,13 +99,12 @@ export class JournalFeed {
     );
     const key = `${chosen}\n${names.map((n, k) => `${n}:${sizes[k]}`).join("\n")}`;
     if (this.#earlier?.key === key) return this.#earlier.why;
-    let held;
+    let why: string | undefined;
     try {
-      held = earlierCommitOnFleet(await readFolderJournals(this.#dir), chosen);
+      why = earlierCommitWords(earlierCommitOnFleet(await readFolderJournals(this.#dir), chosen));
     } catch {
-      return undefined; // unreadable now: the next round reads again (status says it)
+      why = undefined; // unreadable now: read again once the folder changes
     }
-    const why = held && !("unjudged" in held) ? earlierCommitReason(held) : undefined;
     this.#earlier = { key, why };
     return why;
   }

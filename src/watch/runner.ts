@@ -85,9 +85,9 @@ export interface RunnerInput {
    */
   goOnVars?: (known: Required<CutoverValuesKnown>, fromId: string) => { vars: string[]; note?: string };
   /**
-   * Why a commit of another journal of the folder may still take effect (src/run/earlier.ts
-   * `earlierCommitOnFleet` and `earlierCommitReason`, as `--abort` and `status` ask it), read by
-   * the journal feed while no runner is alive: `status` names the way on that finishes it.
+   * A commit of another journal of the folder that may still take effect, or a journal that cannot
+   * be judged, in `status`'s words (src/run/earlier.ts `earlierCommitWords`), read by the journal
+   * feed while no runner is seen working: `status` names the way on.
    */
   earlierCommit?: string;
 }
@@ -114,10 +114,7 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
       ? i.earlierCommit
       : undefined;
   const left = (gone: boolean): Pick<RunnerVerdict, "left" | "commitInDoubt"> => ({
-    left: [
-      ...stateLeft(m, i.now, gone),
-      ...(earlier !== undefined && gone ? [`an earlier cutover's commit may still take effect: ${earlier}`] : []),
-    ],
+    left: [...stateLeft(m, i.now, gone), ...(earlier !== undefined && gone ? [earlier] : [])],
     ...(commitInDoubtNow(m, gone) ? { commitInDoubt: true as const } : {}),
   });
   // the runbook as a command names it: with the --journal-dir its journal is in, else the default
@@ -195,7 +192,7 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
       : undefined;
   const statusFirst =
     earlier !== undefined
-      ? `syncbook status ${rb}   (it names the way on that finishes that earlier cutover's commit; a --resume that sends a commit, or an --abort that turns writes back on, is refused while it may hold)`
+      ? `syncbook status ${rb}   (it names the way on while that may hold a commit of an earlier cutover: a --resume that sends a commit, or an --abort that turns writes back on, is refused meanwhile)`
       : undefined;
   const abortFirst =
     statusFirst ??
@@ -268,7 +265,7 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
       alarm: true,
       headline: `THE RUNNER IS SILENT: no journal line for ${ago}, longer than ${step ? `step ${step.index + 1} ${step.id}'s` : "a step's"} time limit of ${formatDuration(limit)}${sameHost ? "" : ` (its lock is held on ${holder.host}: this machine cannot check that process)`}`,
       ...left(true),
-      next: `syncbook status ${rb}   (then, if its process is gone: syncbook run ${rb} --resume${vars})`,
+      next: statusFirst ?? `syncbook status ${rb}   (then, if its process is gone: syncbook run ${rb} --resume${vars})`,
       lastLineAt,
     };
   return {

@@ -463,6 +463,39 @@ describe("--abort", () => {
   // an older cutover's split commit (sync0 and sync1 hold it in commit's round, still RUNNING: the
   // fleet read passes), it undid the newer write stop and turned writes on; the commit sent later
   // to sync2 closed the round with writes flowing, and they were lost
+  // a second review: an earlier journal that cannot be judged (a damaged line) may hold such a
+  // commit; --resume and --abort refuse on it, and status offered both without a word
+  it("an earlier journal that cannot be judged: status offers none of the refused commands, and how to set it aside", async () => {
+    const { file, run } = await setup(["commit-refused@2"]);
+    const first = await run();
+    expect(first.code, first.all).toBe(1);
+    s!.control.clearFaults();
+    const newer = await run("--new-cutover", "--from", "stop-writes", "--to", "stop-writes", "--yes");
+    expect(newer.code, newer.all).toBe(0);
+    const jdir = join(dirname(file), ".syncbook", "crash");
+    const older = join(
+      jdir,
+      readdirSync(jdir)
+        .filter((f) => f.endsWith(".jsonl"))
+        .sort()[0]!,
+    );
+    const lines = readFileSync(older, "utf8").split("\n");
+    lines[4] = "{ not json";
+    writeFileSync(older, lines.join("\n"));
+    const st = JSON.parse((await cli(["status", file, "--json"], { cwd: dirname(file) })).stdout) as {
+      journal: { next: { runs: { args: string }[]; notes: string[] } };
+    };
+    expect(st.journal.next.runs, JSON.stringify(st.journal.next)).toEqual([]);
+    expect(st.journal.next.notes[0]).toContain(`${older}: it cannot be read`);
+    expect(st.journal.next.notes[1]).toContain(
+      `set it aside (it stays its run's record), then ask status again: mv ${older} ${older}.set-aside`,
+    );
+    const page = (await watchState([file], dirname(file))).runner;
+    expect(page.next, JSON.stringify(page)).toContain(`syncbook status ${file}   (it names the way on while`);
+    const resumed = await run("--resume", "--yes");
+    expect(resumed.code, resumed.all).toBe(3);
+  }, 120_000);
+
   it("is refused while an earlier cutover's commit may still reach the fleet: writes stay stopped, the way on finishes that commit", async () => {
     const { file, run } = await setup(["commit-refused@2"]);
     const first = await run();
@@ -491,7 +524,7 @@ describe("--abort", () => {
     expect(json.journal.next.runs.map((x) => x.args)).toEqual(["--from stop-writes --only sync2"]);
     // the watch page, from the same journals: status first, not the refused --resume
     const page = (await watchState([file], dirname(file))).runner;
-    expect(page.next, JSON.stringify(page)).toContain(`syncbook status ${file}   (it names the way on that finishes`);
+    expect(page.next, JSON.stringify(page)).toContain(`syncbook status ${file}   (it names the way on while`);
     expect(page.left.join("\n")).toMatch(
       /an earlier cutover's commit may still take effect: the journal .* shows commit \(step 5 "commit"\)/,
     );
@@ -561,6 +594,16 @@ describe("--abort", () => {
     expect(readFileSync(join(dir, "notes"), "utf8")).toBe("on;on;off;");
     // the earlier cutover's write stop is its own: not undone by this abort
     expect(s.control.state().writes.enabled, r.all).toBe(false);
+    // called off, the newer cutover's --resume would send the commit (refused): status offers the
+    // finish alone (a second review)
+    const after = JSON.parse((await cli(["status", file, "--json"], { cwd: dir })).stdout) as {
+      journal: { next: { runs: { args: string }[] } };
+    };
+    expect(after.journal.next.runs.map((x) => x.args)).toEqual(["--from stop-writes --only sync2"]);
+    const on = await run("--from", "stop-writes", "--only", "sync2", "--yes");
+    expect(on.code, on.all).toBe(0);
+    expect(s.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED", "COMMITTED", "COMMITTED"]);
+    expect(s.control.state().writes.lost, on.all).toBe(0);
   }, 120_000);
 
   it("goes ahead, writes back on, when the earlier cutover left unfinished sent no commit", async () => {

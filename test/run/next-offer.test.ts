@@ -224,7 +224,7 @@ describe("nextOffer while an earlier cutover's commit may still take effect (`ea
       "stops the application's writes again (step stop-writes: they stay stopped), then sends the commit (step commit) to sync2, where that earlier cutover's did not arrive, and goes on with the steps after it: the round closes with the source's writes stopped",
     );
     expect(o?.notes).toEqual([
-      `an earlier cutover's commit may still take effect: ${why}`,
+      why,
       expect.stringMatching(/^see the fleet first/),
       expect.stringMatching(/^no --resume while it may/),
       expect.stringMatching(/^no --abort while it may/),
@@ -248,8 +248,12 @@ describe("nextOffer while an earlier cutover's commit may still take effect (`ea
       { writesUndoFailed: { step: 3, id: "stop-writes" } },
     ];
     for (const o of owed) expect(args({ ...open, ...o, earlierCommit: held }), JSON.stringify(o)).toEqual([FINISH]);
-    // killed (no end recorded): the same
+    // killed (no end recorded), before its first step too: the same
     expect(args({ lastStep: step, writesStopped: true, earlierCommit: held })).toEqual([FINISH]);
+    expect(args({ earlierCommit: held })).toEqual([FINISH, "--abort"]);
+    // called off (a second review: status offered its --resume alone, refused): the finish, no --abort
+    const calledOff = { ...failed, outcome: "failed", aborted: true as const, calledOff: true as const };
+    expect(args({ lastStep: step, finished: calledOff, earlierCommit: held })).toEqual([FINISH]);
   });
   it("what is not refused is still offered: --abort with no write stop owed, --resume with no commit ahead", () => {
     expect(args({ ...open, earlierCommit: held })).toEqual([FINISH, "--abort"]);
@@ -266,6 +270,16 @@ describe("nextOffer while an earlier cutover's commit may still take effect (`ea
     expect(o?.runs).toEqual([]);
     expect(o?.notes?.[1]).toMatch(/^do not turn the source's writes back on: once every instance is COMMITTED/);
     expect(nextLines("rb.yaml", o!)[0]).toBe("next: no command of syncbook's, while this holds:");
+  });
+  it("a journal that cannot be judged (it may hold such a commit): how to set it aside, no finish", () => {
+    const aside = "mv /j/old.jsonl /j/old.jsonl.set-aside";
+    const unjudged = { why: "/j/old.jsonl: it cannot be read (…): whether …", aside, resumeSendsCommit: true };
+    const o = nextOffer({ ...base, ...open, writesStopped: true, earlierCommit: unjudged });
+    expect(o?.runs).toEqual([]);
+    expect(o?.notes?.[0]).toBe(unjudged.why);
+    expect(o?.notes?.[1]).toBe(
+      `if that file is no journal of this runbook, or you know no instance holds a commit of its, set it aside (it stays its run's record), then ask status again: ${aside}`,
+    );
   });
   it("not while this journal's own commit or reverse may be on the fleet, nor once its cutover ended", () => {
     expect(args({ ...open, writesStopped: true, commitSent: true, earlierCommit: held })).toEqual(["--resume"]);
