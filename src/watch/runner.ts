@@ -192,7 +192,7 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
       : undefined;
   const statusFirst =
     earlier !== undefined
-      ? `syncbook status ${rb}   (it names the way on while that may hold a commit of an earlier cutover: a --resume that sends a commit, or an --abort that turns writes back on, is refused meanwhile)`
+      ? `syncbook status ${rb}   (it names the way on while an earlier cutover's commit may hold, as said above: a --resume that sends a commit, or an --abort that turns writes back on, is refused meanwhile)`
       : undefined;
   const abortFirst =
     statusFirst ??

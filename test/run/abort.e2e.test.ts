@@ -491,7 +491,9 @@ describe("--abort", () => {
       `set it aside (it stays its run's record), then ask status again: mv ${older} ${older}.set-aside`,
     );
     const page = (await watchState([file], dirname(file))).runner;
-    expect(page.next, JSON.stringify(page)).toContain(`syncbook status ${file}   (it names the way on while`);
+    expect(page.next, JSON.stringify(page)).toContain(
+      `syncbook status ${file}   (it names the way on while an earlier cutover's commit may hold, as said above: a --resume`,
+    );
     const resumed = await run("--resume", "--yes");
     expect(resumed.code, resumed.all).toBe(3);
   }, 120_000);
@@ -524,7 +526,9 @@ describe("--abort", () => {
     expect(json.journal.next.runs.map((x) => x.args)).toEqual(["--from stop-writes --only sync2"]);
     // the watch page, from the same journals: status first, not the refused --resume
     const page = (await watchState([file], dirname(file))).runner;
-    expect(page.next, JSON.stringify(page)).toContain(`syncbook status ${file}   (it names the way on while`);
+    expect(page.next, JSON.stringify(page)).toContain(
+      `syncbook status ${file}   (it names the way on while an earlier cutover's commit may hold, as said above: a --resume`,
+    );
     expect(page.left.join("\n")).toMatch(
       /an earlier cutover's commit may still take effect: the journal .* shows commit \(step 5 "commit"\)/,
     );

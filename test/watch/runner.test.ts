@@ -1087,14 +1087,18 @@ describe("runnerVerdict while an earlier cutover's commit may still take effect"
       killedModel([ev("run.finished", 3000, { outcome: "failed", exitCode: 1, committed: false, durationMs: 3000 })]),
     ]) {
       const v = runnerVerdict(input(model));
-      expect(v.next).toMatch(/^syncbook status rb\.yaml {3}\(it names the way on while/);
+      expect(v.next).toMatch(
+        /^syncbook status rb\.yaml {3}\(it names the way on while an earlier cutover's commit may hold, as said above: a --resume/,
+      );
       expect(v.left).toContain(why);
     }
   });
   it("silent (its lock on another host): status first too, not the --resume refused", () => {
     const v = runnerVerdict({ ...input(killedModel()), lock: { ...lock, host: "elsewhere" }, isAlive: () => true });
     expect(v.state).toBe("silent");
-    expect(v.next).toMatch(/^syncbook status rb\.yaml {3}\(it names the way on while/);
+    expect(v.next).toMatch(
+      /^syncbook status rb\.yaml {3}\(it names the way on while an earlier cutover's commit may hold, as said above: a --resume/,
+    );
     expect(v.next).not.toContain("--resume  ");
   });
   it("not while its runner runs, nor once this cutover's own commit was sent", () => {
