@@ -345,7 +345,17 @@ export function formatStatus(st: Status): string[] {
         ...(u.command !== undefined ? { command: u.command } : {}),
       };
       const w = writesStillStopped(stuck);
-      lines.push(`  ${w.headline}`, ...w.undo.map((l) => `    ${l}`), `    ${w.advice}`);
+      // not "retry the undo with --abort (below), or by hand" while an earlier cutover's commit may
+      // hold: --abort refuses it, and writes turned on by hand then are lost (a review)
+      const held = j.earlierCommit !== undefined && j.next?.notes?.includes(j.earlierCommit.why) === true;
+      lines.push(
+        `  ${w.headline}`,
+        ...(held
+          ? [
+              "    keep them stopped: an earlier cutover's commit may still take effect (below), and writes turned back on under it are lost once its round closes",
+            ]
+          : [...w.undo.map((l) => `    ${l}`), `    ${w.advice}`]),
+      );
       if (j.next) for (const l of nextLines(runbookArg({ file: st.file }), j.next)) lines.push(`  ${l}`);
     } else if (j.writesOnSince)
       lines.push(

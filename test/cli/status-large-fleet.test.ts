@@ -252,3 +252,34 @@ describe("status's writes line with a reverse in doubt", () => {
 function escape(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
+
+// a review: the advice of a failed undo ("retry the undo with --abort (below), or do by hand what
+// it does") stood above an offer with no --abort, an earlier cutover's commit holding
+describe("status of a failed undo while an earlier cutover's commit may hold", () => {
+  it("says to keep writes stopped, not to retry the undo or do it by hand", async () => {
+    const { nextOffer } = await import("../../src/run/status.js");
+    const st = fleet(3, () => ({}));
+    const why = "an earlier cutover's commit may still take effect: the journal /j/old.jsonl …";
+    const j = {
+      ...st.journal,
+      lastStep: { number: 4, id: "drained", kind: "waitFor", startedAt: st.at },
+      writesUndoFailed: { step: 3, id: "stop-writes", use: "sim-writes" },
+      earlierCommit: {
+        why,
+        finish: { from: "stop-writes", commit: "commit", only: ["shard-2"] },
+        resumeSendsCommit: true,
+      },
+    };
+    const next = nextOffer(j);
+    const text = formatStatus({ ...st, journal: { ...j, ...(next ? { next } : {}) } }).join("\n");
+    expect(text).toContain("keep them stopped: an earlier cutover's commit may still take effect (below)");
+    expect(text).not.toMatch(/retry the undo with --abort|do by hand what it does/);
+    expect(text).toContain("syncbook run big.yaml --from stop-writes --only shard-2");
+    // without it, the advice as before
+    const plain = { ...j, earlierCommit: undefined };
+    const before = nextOffer(plain);
+    expect(formatStatus({ ...st, journal: { ...plain, ...(before ? { next: before } : {}) } }).join("\n")).toMatch(
+      /retry the undo with --abort/,
+    );
+  });
+});
