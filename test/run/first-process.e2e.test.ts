@@ -39,6 +39,17 @@ const STOP = "  - { id: stop-writes, stopWrites: { use: sim-writes } }\n";
 const COMMIT = "  - { id: commit, commit: {} }\n";
 const WRITABLE = "  - { id: writable, waitFor: { canWrite: true, timeout: 3s } }\n";
 const COMMITTED = "  - { id: committed, waitFor: { state: COMMITTED } }\n";
+/** A cutover whose verification is its own: the check started early, writesOff after COMMITTED (before it the destination's index metadata differs by design). */
+const VERIFYING =
+  START +
+  READY +
+  "  - { id: check, startVerification: {} }\n" +
+  STOP +
+  DRAINED +
+  COMMIT +
+  WRITABLE +
+  COMMITTED +
+  "  - { id: verify, verify: { timeout: 20s } }\n";
 
 /** A runbook for the simulator's instances in `order`, the first of them declared `startedFirst` when asked. */
 function runbook(
@@ -455,14 +466,12 @@ describe("another process restarted during the commit, while the wait read the f
 // (src/steps/kit/stopped-in-commit.ts): "you must restart the entire migration to ensure that it's
 // verified" (docs-cluster-to-cluster-sync source/includes/fact-verification.rst)
 describe("another process restarted during the commit, and the runbook verifies after it", () => {
-  const CHECK = "  - { id: check, startVerification: {} }\n";
-  const VERIFY = "  - { id: verify, verify: { timeout: 20s } }\n";
   for (const forced of [false, true])
     it(`the verify step is ${forced ? "forced past the refusal: it runs, and the run ends not verified" : "refused before it sends the verifier anything (stopped-in-commit, exit 3), and status offers the restart"}`, async () => {
       const s = await fleet();
       const restart = sync1RestartsInCommit(s);
       // COMMITTED before writesOff: before it the destination's index metadata differs by design
-      const yaml = runbook(s, START + READY + CHECK + STOP + DRAINED + COMMIT + WRITABLE + COMMITTED + VERIFY, {
+      const yaml = runbook(s, VERIFYING, {
         declare: true,
         verifier: true,
       });
@@ -552,19 +561,7 @@ describe("another process restarted during the commit: the CLI's --from verify a
   it("each is refused again before it sends the verifier anything (stopped-in-commit, exit 3)", async () => {
     const s = await fleet();
     const restart = sync1RestartsInCommit(s);
-    const yaml = runbook(
-      s,
-      START +
-        READY +
-        "  - { id: check, startVerification: {} }\n" +
-        STOP +
-        DRAINED +
-        COMMIT +
-        WRITABLE +
-        COMMITTED +
-        "  - { id: verify, verify: { timeout: 20s } }\n",
-      { declare: true, verifier: true },
-    );
+    const yaml = runbook(s, VERIFYING, { declare: true, verifier: true });
     const { result, events } = await runYaml(yaml, { onEvent: restart.onEvent });
     await restart.done();
     expect(result.refused, result.message).toBe("stopped-in-commit");
@@ -603,20 +600,7 @@ describe("forced past the stop in the commit, then a later step failed", () => {
     const s = await fleet();
     const restart = sync1RestartsInCommit(s);
     const FAILS = "  - { id: paused, waitFor: { state: PAUSED, timeout: 300ms } }\n";
-    const yaml = runbook(
-      s,
-      START +
-        READY +
-        "  - { id: check, startVerification: {} }\n" +
-        STOP +
-        DRAINED +
-        COMMIT +
-        WRITABLE +
-        COMMITTED +
-        "  - { id: verify, verify: { timeout: 20s } }\n" +
-        FAILS,
-      { declare: true, verifier: true },
-    );
+    const yaml = runbook(s, VERIFYING + FAILS, { declare: true, verifier: true });
     const { result, events } = await runYaml(yaml, {
       force: ["stopped-in-commit"],
       onEvent: restart.onEvent,
