@@ -543,7 +543,19 @@ export async function execute(
       // a --to run leaves its cutover open (its journal says where it stopped): the way on
       // where --resume goes on is its journal's to say (a run that sent nothing and ran no hook is
       // passed over, and the one before it continues): status names it, not a step of this run's
-      if (at >= 0 && at < steps.length - 1)
+      // an earlier cutover's commit that may still hold refuses a --resume that sends this one's
+      // (src/run/earlier.ts `earlierCommitOnFleet`): status names the one way on then, as the
+      // watch page does (a review followed the --resume offered here into that refusal)
+      const { opsToSyncNow, otherCutoverCommit } = await import("../run/earlier.js");
+      const held =
+        at >= 0 && at < steps.length - 1 && how.journalFile && opsToSyncNow(steps.slice(at + 1)).has("commit")
+          ? await otherCutoverCommit(how.journalFile)
+          : undefined;
+      if (held)
+        next(
+          `  stopped at --to ${flags.to}; ${held}. A --resume that sends this cutover's commit is refused while it may: syncbook status ${runbookArg(loaded)} names the way on`,
+        );
+      else if (at >= 0 && at < steps.length - 1)
         next(
           `  stopped at --to ${flags.to}: the cutover goes on with: syncbook run ${target} --resume (syncbook status ${runbookArg(loaded)} shows where)`,
         );

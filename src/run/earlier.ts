@@ -1190,6 +1190,22 @@ export function earlierCommitWords(held: EarlierCommit | undefined): string | un
     : `an earlier cutover's commit may still take effect: ${why}`;
 }
 
+/**
+ * What a run that stopped at its `--to` short of its cutover's commit says instead of offering
+ * `--resume`: another cutover's commit that may still take effect, or a journal that cannot be
+ * judged (`earlierCommitWords`), either of which refuses that resume's commit
+ * (`refuseSentByEarlierCutover`). Undefined when there is none, when it is the run's own cutover's
+ * (its resume completes that commit), or when the folder cannot be read (the resume reads it again).
+ */
+export async function otherCutoverCommit(ownFile: string): Promise<string | undefined> {
+  const folder = await readFolderJournals(dirname(ownFile)).catch(() => undefined);
+  if (!folder) return undefined;
+  const held = earlierCommitOnFleet(folder, ownFile);
+  const own = folder.journals.find((j) => j.file === ownFile)?.cutover;
+  if (held && !("unjudged" in held) && held.journal.cutover === own) return undefined;
+  return earlierCommitWords(held);
+}
+
 /** The command that sets aside the first journal of `held` that cannot be judged, when it is a file (not the folder `dir`). */
 export function setAsideCommand(held: EarlierCommit | undefined, dir: string): string | undefined {
   const u = held && "unjudged" in held ? held.unjudged[0] : undefined;

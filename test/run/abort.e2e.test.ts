@@ -472,6 +472,11 @@ describe("--abort", () => {
     const newer = await run("--new-cutover", "--from", "stop-writes", "--to", "stop-writes", "--yes");
     const where = `${first.all}\n--- --new-cutover --from stop-writes --to stop-writes\n${newer.all}`;
     expect(newer.code, where).toBe(0);
+    // its end names that commit and points to status, not to the --resume refused below
+    expect(newer.all).toMatch(
+      /stopped at --to stop-writes; an earlier cutover's commit may still take effect: the journal .*\.jsonl of an earlier cutover, \S+, shows commit \(step 5 "commit"\) may have reached sync0, sync1 .*\. A --resume that sends this cutover's commit is refused while it may: syncbook status \S+ names the way on/,
+    );
+    expect(newer.all).not.toContain("--resume (syncbook status");
     const sent = totalPosts(s!);
 
     // status names that commit and offers what closes its round, not the --resume and --abort
@@ -581,6 +586,8 @@ describe("--abort", () => {
     expect(first.code, first.all).toBe(0);
     const newer = await run("--new-cutover", "--from", "stop-writes", "--to", "stop-writes", "--yes");
     expect(newer.code, newer.all).toBe(0);
+    // no commit of the earlier one may hold: its end offers the plain --resume
+    expect(newer.all).toMatch(/stopped at --to stop-writes: the cutover goes on with: syncbook run \S+ --resume/);
     const r = await run("--abort");
     expect(r.code, `${newer.all}\n--- --abort\n${r.all}`).toBe(0);
     expect(r.all).toContain('writes are back on (the undo of step 3 "stop-writes" succeeded)');
