@@ -195,13 +195,29 @@ export function readinessLine(r: Readiness): string {
  * a second after the commit its last read showed RUNNING with canCommit, and the page said "ready
  * to commit: yes" under a cutover it called committed). `sentTo`: the instances' labels.
  */
-export function pastTheCommit(rs: readonly Readiness[], sentTo: ReadonlySet<string>): Readiness[] {
+export function pastTheCommit(
+  rs: readonly Readiness[],
+  sentTo: ReadonlySet<string>,
+  /**
+   * The instances an earlier cutover's commit that may still take effect may have reached
+   * (src/run/earlier.ts `earlierCommitReached`): each holds it in commit's round and shows RUNNING
+   * with canCommit, and the page said "ready to commit: yes" where this cutover's commit is refused.
+   */
+  earlierSentTo: ReadonlySet<string> = new Set(),
+): Readiness[] {
   return rs.map((r) =>
-    r.past === undefined && sentTo.has(r.instance)
-      ? { instance: r.instance, ready: true, reasons: [], past: "commit sent" }
-      : r,
+    r.past !== undefined
+      ? r
+      : sentTo.has(r.instance)
+        ? { instance: r.instance, ready: true, reasons: [], past: "commit sent" }
+        : earlierSentTo.has(r.instance)
+          ? { instance: r.instance, ready: true, reasons: [], past: EARLIER_COMMIT_SENT }
+          : r,
   );
 }
+
+/** What readiness says of an instance an earlier cutover's commit that may still hold may have reached. */
+export const EARLIER_COMMIT_SENT = "an earlier cutover's commit sent";
 
 /**
  * A large fleet's readiness in one line: `ready to commit: 61 of 64 instances; shard-7: not ready

@@ -1206,6 +1206,16 @@ export async function otherCutoverCommit(ownFile: string): Promise<string | unde
   return earlierCommitWords(held);
 }
 
+/**
+ * The instances `held`'s commit may have reached, by label (name, else URL, as readiness names
+ * them): none where that cannot be told (a journal that cannot be judged, or evidence without sends).
+ */
+export function earlierCommitReached(held: EarlierCommit | undefined): string[] {
+  if (!held || "unjudged" in held || !held.sent) return [];
+  const urls = new Map((held.journal.state.instances ?? []).map((i) => [i.key, i.url]));
+  return held.sent.instances.map((k) => (k.startsWith("#") ? (urls.get(k) ?? k) : k));
+}
+
 /** The command that sets aside the first journal of `held` that cannot be judged, when it is a file (not the folder `dir`). */
 export function setAsideCommand(held: EarlierCommit | undefined, dir: string): string | undefined {
   const u = held && "unjudged" in held ? held.unjudged[0] : undefined;

@@ -21,7 +21,7 @@ import { UserError, errorMessage } from "../errors.js";
 import { instanceLabel, type RunEvent } from "../events.js";
 import { CutoverFold, joinJournals, syncCommits } from "../model/fold.js";
 import type { CutoverModel } from "../model/contract.js";
-import { fleetReadiness, type Readiness, type ReadinessPlan } from "../model/readiness.js";
+import { fleetReadiness, pastTheCommit, type Readiness, type ReadinessPlan } from "../model/readiness.js";
 import { createFleet, type FleetSnapshot, type StoppedInCommit } from "../fleet/index.js";
 import {
   cutoverJournalsRead,
@@ -50,6 +50,7 @@ import {
   cutoverVarsFrom,
   earlierCommitFinish,
   earlierCommitOnFleet,
+  earlierCommitReached,
   earlierCommitWords,
   fleetVarNames,
   lastReverse,
@@ -211,6 +212,8 @@ export interface JournalStatus {
     finish?: { from: string; commit: string; only: string[] };
     /** A journal that cannot be judged, which may hold such a commit: the command that sets it aside. */
     aside?: string;
+    /** The instances that commit may have reached, by label (`earlierCommitReached`): readiness says them past it. */
+    reached: string[];
     resumeSendsCommit: boolean;
   };
   /** Writes were stopped by an earlier run of the cutover (another journal) and still were at this run's end. */
@@ -555,7 +558,13 @@ export async function readStatus(
         instances,
         ...fleetCopy(instances),
         identityProblems,
-        readiness: readinessOf(fold, readinessPlan(rb)),
+        // an instance holding an earlier cutover's commit in its round shows RUNNING with canCommit:
+        // past the question, not "ready" (this cutover's commit is refused while it may hold)
+        readiness: pastTheCommit(
+          readinessOf(fold, readinessPlan(rb)),
+          new Set(),
+          new Set(journal.earlierCommit?.reached),
+        ),
         ...(verifier ? { verifier } : {}),
         journal: journal.lastCommand
           ? { ...journal, lastCommand: { ...journal.lastCommand, said: answersSaid(journal.lastCommand, snap) } }
@@ -995,6 +1004,7 @@ async function readJournalStatus(
         why: named.redact(why),
         ...(finish ? { finish } : {}),
         ...(aside !== undefined ? { aside: named.redact(aside) } : {}),
+        reached: earlierCommitReached(held),
         // as the cutover's values decide a commit's `when` (the runbook's default decided it, and
         // a --var cutover's --resume offered was refused: a review)
         resumeSendsCommit: commitAhead(model.steps, traitsOf, model.cutoverValues?.vars),

@@ -132,9 +132,13 @@ export async function startWatch(opts: WatchOptions): Promise<Watch> {
     // the folder's other journals asked only where a way on is said (no runner seen working: one
     // gone, silent, or a run that ended); a live run's growing journal is not read again each round
     let runner = verdict();
+    let earlierSentTo: string[] = [];
     if (runner.state !== "running" && runner.state !== "no-run") {
       const earlier = await feed.earlierCommit();
-      if (earlier !== undefined) runner = verdict(opts.redact(earlier));
+      if (earlier !== undefined) {
+        runner = verdict(opts.redact(earlier.why));
+        earlierSentTo = earlier.reached;
+      }
     }
     // its process gone without an end: the window's time since its last line is no runner's, not
     // the share of the step it died in (the page said the service's)
@@ -162,6 +166,7 @@ export async function startWatch(opts: WatchOptions): Promise<Watch> {
       ...(opts.lagBelowSeconds !== undefined ? { lagBelowSeconds: opts.lagBelowSeconds } : {}),
       ...(told !== undefined ? { told } : {}),
       ...(opts.embeddedVerifierOff === true ? { embeddedVerifierOff: true } : {}),
+      ...(earlierSentTo.length ? { earlierSentTo } : {}),
       redact: opts.redact,
     });
     json = JSON.stringify(last);

@@ -23,7 +23,13 @@ import {
 } from "../journal/index.js";
 import { CutoverFold, joinJournals, shiftLine, type JournalShift } from "../model/fold.js";
 import type { WindowKindTraits } from "../fleet/window.js";
-import { earlierCommitOnFleet, earlierCommitWords, readFolderJournals } from "../run/earlier.js";
+import { earlierCommitOnFleet, earlierCommitReached, earlierCommitWords, readFolderJournals } from "../run/earlier.js";
+
+/** An earlier cutover's commit that may still take effect, as the page says it: why, and the instances it may have reached. */
+export interface EarlierOnPage {
+  why: string;
+  reached: string[];
+}
 
 /** The folder's lock, as its holder wrote it (src/journal/lock.ts). */
 export interface LockHolder {
@@ -52,7 +58,7 @@ export class JournalFeed {
   /** Bad lines skipped (not JSON, not an event): a journal edited by hand, or a line cut by a crash. */
   skipped = 0;
   /** `earlierCommit`'s last answer, and the folder's journals (names and sizes) it was read from. */
-  #earlier: { key: string; why: string | undefined } | undefined;
+  #earlier: { key: string; held: EarlierOnPage | undefined } | undefined;
 
   constructor(dir: string, traits: WindowKindTraits) {
     this.#dir = dir;
@@ -83,9 +89,9 @@ export class JournalFeed {
    * be judged may hold one, in the words of `status` (src/run/earlier.ts `earlierCommitOnFleet`,
    * `earlierCommitWords`, as `--abort` asks it): read again only when the folder's journals changed
    * (names or sizes), and never while a single journal is there. Asked by the page while no runner
-   * is seen working.
+   * is seen working. With the instances that commit may have reached (`earlierCommitReached`).
    */
-  async earlierCommit(): Promise<string | undefined> {
+  async earlierCommit(): Promise<EarlierOnPage | undefined> {
     const chosen = this.#tracked.at(-1)?.file;
     if (!chosen || !this.#names.includes("\n")) return undefined;
     const names = this.#names.split("\n");
@@ -98,15 +104,17 @@ export class JournalFeed {
       ),
     );
     const key = `${chosen}\n${names.map((n, k) => `${n}:${sizes[k]}`).join("\n")}`;
-    if (this.#earlier?.key === key) return this.#earlier.why;
-    let why: string | undefined;
+    if (this.#earlier?.key === key) return this.#earlier.held;
+    let held: EarlierOnPage | undefined;
     try {
-      why = earlierCommitWords(earlierCommitOnFleet(await readFolderJournals(this.#dir), chosen));
+      const found = earlierCommitOnFleet(await readFolderJournals(this.#dir), chosen);
+      const why = earlierCommitWords(found);
+      held = why === undefined ? undefined : { why, reached: earlierCommitReached(found) };
     } catch {
-      why = undefined; // unreadable now: read again once the folder changes
+      held = undefined; // unreadable now: read again once the folder changes
     }
-    this.#earlier = { key, why };
-    return why;
+    this.#earlier = { key, held };
+    return held;
   }
 
   /** Reads what changed since the last call; true when the model may have changed. */

@@ -49,6 +49,8 @@ export function buildState(p: {
   told?: DeadManRecord;
   lagBelowSeconds?: number;
   embeddedVerifierOff?: boolean;
+  /** The instances an earlier cutover's commit that may still take effect may have reached (src/watch/journal-feed.ts). */
+  earlierSentTo?: readonly string[];
   redact: (s: string) => string;
 }): WatchState {
   // watch's own reads are now; the journal's samples are the runner's last
@@ -78,6 +80,7 @@ export function buildState(p: {
       // a commit whose requests left counts as sent, its fan-out ended or not; the sync that runs
       // now's only (after a reverse, the commits before it were the other sync's)
       sentTo(p.model),
+      new Set(p.earlierSentTo),
     ),
     ...(p.lagBelowSeconds !== undefined ? { lagBelowSeconds: p.lagBelowSeconds } : {}),
     live: p.live,

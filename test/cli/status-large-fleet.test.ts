@@ -268,6 +268,7 @@ describe("status of a failed undo while an earlier cutover's commit may hold", (
         why,
         finish: { from: "stop-writes", commit: "commit", only: ["shard-2"] },
         resumeSendsCommit: true,
+        reached: ["shard-0", "shard-1"],
       },
     };
     const next = nextOffer(j);

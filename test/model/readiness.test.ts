@@ -8,7 +8,14 @@ import { describe, expect, it } from "vitest";
 import type { CopyView } from "../../src/fleet/eta.js";
 import type { ModelInstance } from "../../src/model/contract.js";
 import { lagRate } from "../../src/model/fold.js";
-import { CEA_DRAIN, pastTheCommit, readiness, readinessKey, readinessLine } from "../../src/model/readiness.js";
+import {
+  CEA_DRAIN,
+  EARLIER_COMMIT_SENT,
+  pastTheCommit,
+  readiness,
+  readinessKey,
+  readinessLine,
+} from "../../src/model/readiness.js";
 import { loadRunbook } from "../../src/runbook/load.js";
 import { readinessPlan } from "../../src/steps/index.js";
 
@@ -223,5 +230,17 @@ describe("pastTheCommit", () => {
       { instance: "sync2", ready: true, reasons: [], past: "COMMITTED" },
     ]);
     expect(readinessLine(pastTheCommit(rs, new Set(["sync0"]))[0]!)).toBe("past it: commit sent");
+  });
+  it("an instance an earlier cutover's commit may have reached is past it too (it holds that commit, RUNNING); this cutover's own commit is said first", () => {
+    const rs = [
+      { instance: "sync0", ready: true, reasons: [] },
+      { instance: "sync1", ready: true, reasons: [] },
+      { instance: "sync2", ready: true, reasons: [] },
+      { instance: "sync3", ready: true, reasons: [], past: "COMMITTED" },
+    ];
+    const out = pastTheCommit(rs, new Set(["sync1"]), new Set(["sync0", "sync1", "sync3"]));
+    expect(out.map((r) => r.past)).toEqual([EARLIER_COMMIT_SENT, "commit sent", undefined, "COMMITTED"]);
+    expect(readinessLine(out[0]!)).toBe("past it: an earlier cutover's commit sent");
+    expect(out[2]).toEqual(rs[2]);
   });
 });

@@ -492,10 +492,20 @@ describe("--abort", () => {
     expect(said, status.all).not.toMatch(/--resume\n|--abort\n/);
     const json = JSON.parse((await cli(["status", file, "--json"], { cwd: dirname(file) })).stdout) as {
       journal: { next: { runs: { args: string }[] } };
+      readiness: { instance: string; ready: boolean; past?: string }[];
     };
     expect(json.journal.next.runs.map((x) => x.args)).toEqual(["--from stop-writes --only sync2"]);
+    // sync0 and sync1 hold that commit (RUNNING, canCommit): past the question, not "ready to commit"
+    const readiness = (r: { instance: string; ready: boolean; past?: string }[]) =>
+      r.map((x) => `${x.instance}: ${x.past ?? (x.ready ? "ready" : "not ready")}`);
+    const held = ["sync0: an earlier cutover's commit sent", "sync1: an earlier cutover's commit sent", "sync2: ready"];
+    expect(readiness(json.readiness)).toEqual(held);
     // the watch page, from the same journals: status first, not the refused --resume
-    const page = (await watchState([file], dirname(file))).runner;
+    const watched = await watchState([file], dirname(file));
+    // (sync2 as the journal's last sample said it: no live read here)
+    expect(readiness(watched.readiness).slice(0, 2)).toEqual(held.slice(0, 2));
+    expect(readiness(watched.readiness)[2]).not.toContain("earlier");
+    const page = watched.runner;
     expect(page.next, JSON.stringify(page)).toContain(
       `syncbook status ${file}   (it names the way on while an earlier cutover's commit may hold, as said above: a --resume`,
     );

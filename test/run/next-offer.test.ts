@@ -214,7 +214,7 @@ describe("nextOffer after an instance stopped during the commit", () => {
 describe("nextOffer while an earlier cutover's commit may still take effect (`earlierCommit`)", () => {
   const why = "the journal /j/old.jsonl of an earlier cutover, c1, shows commit …";
   const finish = { from: "stop-writes", commit: "commit", only: ["sync2"] };
-  const held = { why, finish, resumeSendsCommit: true };
+  const held = { why, finish, resumeSendsCommit: true, reached: ["sync0", "sync1"] };
   const open = { lastStep: step, finished: { ...failed, outcome: "ok", to: "stop-writes" } };
   const FINISH = "--from stop-writes --only sync2";
   it("writes stopped, a commit ahead: that commit where it did not arrive, alone; no --resume, no --abort, each said why", () => {
@@ -273,7 +273,12 @@ describe("nextOffer while an earlier cutover's commit may still take effect (`ea
   });
   it("a journal that cannot be judged (it may hold such a commit): how to set it aside, no finish", () => {
     const aside = "mv /j/old.jsonl /j/old.jsonl.set-aside";
-    const unjudged = { why: "/j/old.jsonl: it cannot be read (…): whether …", aside, resumeSendsCommit: true };
+    const unjudged = {
+      why: "/j/old.jsonl: it cannot be read (…): whether …",
+      aside,
+      resumeSendsCommit: true,
+      reached: [],
+    };
     const o = nextOffer({ ...base, ...open, writesStopped: true, earlierCommit: unjudged });
     expect(o?.runs).toEqual([]);
     expect(o?.notes?.[0]).toBe(unjudged.why);
