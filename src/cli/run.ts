@@ -543,21 +543,20 @@ export async function execute(
       // a --to run leaves its cutover open (its journal says where it stopped): the way on
       // where --resume goes on is its journal's to say (a run that sent nothing and ran no hook is
       // passed over, and the one before it continues): status names it, not a step of this run's
-      // an earlier cutover's commit that may still hold refuses a --resume that sends this one's
-      // (src/run/earlier.ts `earlierCommitOnFleet`): status names the one way on then, as the
-      // watch page does (a review followed the --resume offered here into that refusal)
-      const { opsToSyncNow, otherCutoverCommit } = await import("../run/earlier.js");
-      const held =
-        at >= 0 && at < steps.length - 1 && how.journalFile && opsToSyncNow(steps.slice(at + 1)).has("commit")
-          ? await otherCutoverCommit(how.journalFile)
+      // a --resume the folder's other journals refuse (an earlier cutover's commit that may still
+      // take effect, a journal that cannot be judged): not offered; status names the way on, as
+      // the watch page does (a review followed the --resume offered here into that refusal)
+      const refused =
+        at >= 0 && at < steps.length - 1 && acted && how.journalFile
+          ? await (await import("../run/earlier.js")).resumeRefusedByEarlier(loaded, how.journalFile, steps[at + 1]!.id)
           : undefined;
-      if (held)
+      if (refused)
         next(
-          `  stopped at --to ${flags.to}; ${held}. A --resume that sends this cutover's commit is refused while it may: syncbook status ${runbookArg(loaded)} names the way on`,
+          `  stopped at --to ${flags.to}; a --resume would be refused (${refused}): see the way on: syncbook status ${runbookArg(loaded)}`,
         );
       else if (at >= 0 && at < steps.length - 1)
         next(
-          `  stopped at --to ${flags.to}: the cutover goes on with: syncbook run ${target} --resume (syncbook status ${runbookArg(loaded)} shows where)`,
+          `  stopped at --to ${flags.to}: the cutover goes on with: syncbook run ${target} --resume (syncbook status ${runbookArg(loaded)} shows where)${acted ? "" : await resumeNote(loaded, flags.journalDir, how.journalFile)}`,
         );
       else if (again)
         next(
@@ -645,10 +644,22 @@ export async function execute(
         next(`  see the fleet and what this runbook's journal did: syncbook status ${runbookArg(loaded)}`);
       // after the commit too (a verify refused, a wait that timed out): --resume runs the failed step
       // again, as status offers it
-      else if (how.mode !== "rehearse")
+      else if (how.mode !== "rehearse") {
+        // the same check as at a --to (the failed step is where the resume goes on; a commit of this
+        // run's own that may be split is completed only where it did not arrive, which this check
+        // of the whole fleet would not know: not asked then)
+        const refused =
+          acted && how.journalFile && result.failedStep !== undefined && !result.commitSent
+            ? await (
+                await import("../run/earlier.js")
+              ).resumeRefusedByEarlier(loaded, how.journalFile, result.failedStep)
+            : undefined;
         next(
-          `  resume with: syncbook run ${target} --resume${acted ? "" : await resumeNote(loaded, flags.journalDir, how.journalFile)}`,
+          refused
+            ? `  a --resume would be refused (${refused}): see the way on: syncbook status ${runbookArg(loaded)}`
+            : `  resume with: syncbook run ${target} --resume${acted ? "" : await resumeNote(loaded, flags.journalDir, how.journalFile)}`,
         );
+      }
     }
     // a --var holding a secret cannot be offered: without it the commands above are refused
     const secret = secretVarsLeftOut(loaded, how.resume);

@@ -19,6 +19,7 @@
  * answers (`lagRate`). A trend that does not bring the figure down says "not converging".
  */
 import type { CopyView } from "../fleet/eta.js";
+import { sameService } from "../instance-identity.js";
 import { durationMs, formatDuration } from "../runbook/duration.js";
 import type { ModelInstance } from "./contract.js";
 
@@ -214,6 +215,14 @@ export function pastTheCommit(
           ? { instance: r.instance, ready: true, reasons: [], past: EARLIER_COMMIT_SENT }
           : r,
   );
+}
+
+/**
+ * The labels of `instances` whose URL names the service of one of `urls` (`sameService`: "maybe",
+ * two loopback spellings, counts as one, as the checks that keep things apart read it).
+ */
+export function urlsAt(urls: readonly string[], instances: readonly { label: string; url: string }[]): Set<string> {
+  return new Set(instances.filter((i) => urls.some((u) => sameService(u, i.url) !== "different")).map((i) => i.label));
 }
 
 /** What readiness says of an instance an earlier cutover's commit that may still hold may have reached. */

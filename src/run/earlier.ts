@@ -1098,6 +1098,8 @@ export type EarlierCommit =
       sent: { stepIndex: number; op: string; instances: string[]; answers: string } | undefined;
       /** Its commit step's id, as that journal names it. */
       id: string | undefined;
+      /** Every instance (key) any commit of its sync may have reached: `sent`'s, and a later completion's. */
+      reached: string[];
     }
   | { unjudged: UnjudgedJournal[] };
 
@@ -1113,9 +1115,11 @@ export type EarlierCommit =
 export function earlierCommitOnFleet(folder: FolderRead, ownFile: string | undefined): EarlierCommit | undefined {
   for (const j of liveJournals(folder.journals).reverse()) {
     if (j.file === ownFile || !currentSyncCommit(j.state, false).sent) continue;
-    const sent = sentAgainByFrom(j.state, new Set(["commit"]), undefined)[0];
+    const all = sentAgainByFrom(j.state, new Set(["commit"]), undefined);
+    const sent = all[0];
     const id = sent ? (j.state.steps[sent.stepIndex]?.id ?? `#${sent.stepIndex + 1}`) : undefined;
-    return { journal: j, sent, id };
+    // a resume's completion sent to the rest, its answer lost, may hold there too (an outside review)
+    return { journal: j, sent, id, reached: [...new Set(all.flatMap((s) => s.instances))] };
   }
   // the run's own start (or reverse) that took effect is a new sync: nothing a journal it cannot
   // place in time may hold is on it (an outside review: one stray file kept every run's writes
@@ -1172,7 +1176,7 @@ export function earlierCommitFinish(
   if ("unjudged" in held || !held.sent || held.id === undefined || !runbook) return undefined;
   // its step gone from the runbook as edited since: a --from of it is refused
   if (!planSteps(runbook).some((s) => s.id === held.id)) return undefined;
-  const reached = new Set(held.sent.instances);
+  const reached = new Set(held.reached);
   const only = instancesOf(runbook)
     .map((inst, index) => instanceKey({ index, ...(inst.name !== undefined ? { name: inst.name } : {}) }))
     .filter((k) => !reached.has(k));
@@ -1191,29 +1195,53 @@ export function earlierCommitWords(held: EarlierCommit | undefined): string | un
 }
 
 /**
- * What a run that stopped at its `--to` short of its cutover's commit says instead of offering
- * `--resume`: another cutover's commit that may still take effect, or a journal that cannot be
- * judged (`earlierCommitWords`), either of which refuses that resume's commit
- * (`refuseSentByEarlierCutover`). Undefined when there is none, when it is the run's own cutover's
- * (its resume completes that commit), or when the folder cannot be read (the resume reads it again).
+ * Why the `--resume` a run's end would offer is refused by the folder's other journals, as that
+ * resume asks it (`refuseSentByEarlierCutover`, run `"resume"` at step `at`: a commit of an earlier
+ * cutover that may still take effect, a journal that cannot be judged, a newer cutover that acted):
+ * its refusal's words, or undefined. Asked only of a run whose own journal that resume continues
+ * (one that acted: `chooseJournal` passes over a journal that sent nothing and ran no hook), so
+ * that the end's words are the check's, not a second reading of it (an outside review: a reading
+ * of its own claimed a refusal for a resume that went on with the earlier cutover, and missed one
+ * by a journal that cannot be read). Undefined when the folder cannot be read (the resume reads it
+ * again).
  */
-export async function otherCutoverCommit(ownFile: string): Promise<string | undefined> {
-  const folder = await readFolderJournals(dirname(ownFile)).catch(() => undefined);
-  if (!folder) return undefined;
-  const held = earlierCommitOnFleet(folder, ownFile);
-  const own = folder.journals.find((j) => j.file === ownFile)?.cutover;
-  if (held && !("unjudged" in held) && held.journal.cutover === own) return undefined;
-  return earlierCommitWords(held);
+export async function resumeRefusedByEarlier(
+  loaded: LoadedRunbook,
+  file: string,
+  at: string,
+): Promise<string | undefined> {
+  try {
+    const own = await journalCutover(file).then(
+      (j) => j.cutover,
+      () => undefined,
+    );
+    const dir = dirname(file);
+    refuseSentByEarlierCutover(
+      await readFolderJournals(dir),
+      { cutover: own, file },
+      loaded,
+      dir,
+      at,
+      {},
+      "resume",
+      () => undefined,
+    );
+    return undefined;
+  } catch (err) {
+    return err instanceof UserError ? err.message : undefined;
+  }
 }
 
 /**
- * The instances `held`'s commit may have reached, by label (name, else URL, as readiness names
- * them): none where that cannot be told (a journal that cannot be judged, or evidence without sends).
+ * The URLs (as that journal wrote them, redacted) of the instances `held`'s commits may have
+ * reached: by URL, not by name, since a runbook edited since may name them otherwise
+ * (`urlsAt`, src/model/readiness.ts, finds them in the fleet read now); none where that cannot be
+ * told (a journal that cannot be judged, or one that names no instance).
  */
 export function earlierCommitReached(held: EarlierCommit | undefined): string[] {
-  if (!held || "unjudged" in held || !held.sent) return [];
+  if (!held || "unjudged" in held) return [];
   const urls = new Map((held.journal.state.instances ?? []).map((i) => [i.key, i.url]));
-  return held.sent.instances.map((k) => (k.startsWith("#") ? (urls.get(k) ?? k) : k));
+  return held.reached.flatMap((k) => urls.get(k) ?? []);
 }
 
 /** The command that sets aside the first journal of `held` that cannot be judged, when it is a file (not the folder `dir`). */

@@ -21,7 +21,7 @@ import { UserError, errorMessage } from "../errors.js";
 import { instanceLabel, type RunEvent } from "../events.js";
 import { CutoverFold, joinJournals, syncCommits } from "../model/fold.js";
 import type { CutoverModel } from "../model/contract.js";
-import { fleetReadiness, pastTheCommit, type Readiness, type ReadinessPlan } from "../model/readiness.js";
+import { fleetReadiness, pastTheCommit, urlsAt, type Readiness, type ReadinessPlan } from "../model/readiness.js";
 import { createFleet, type FleetSnapshot, type StoppedInCommit } from "../fleet/index.js";
 import {
   cutoverJournalsRead,
@@ -212,7 +212,7 @@ export interface JournalStatus {
     finish?: { from: string; commit: string; only: string[] };
     /** A journal that cannot be judged, which may hold such a commit: the command that sets it aside. */
     aside?: string;
-    /** The instances that commit may have reached, by label (`earlierCommitReached`): readiness says them past it. */
+    /** The URLs of the instances that commit may have reached, as its journal wrote them (`earlierCommitReached`): readiness says them past it. */
     reached: string[];
     resumeSendsCommit: boolean;
   };
@@ -563,7 +563,7 @@ export async function readStatus(
         readiness: pastTheCommit(
           readinessOf(fold, readinessPlan(rb)),
           new Set(),
-          new Set(journal.earlierCommit?.reached),
+          urlsAt(journal.earlierCommit?.reached ?? [], fold.view(Date.now()).fleet.instances),
         ),
         ...(verifier ? { verifier } : {}),
         journal: journal.lastCommand

@@ -7,7 +7,7 @@
  * wording `status` prints too). Redacted leaf by leaf, keys included, before it is served.
  */
 import type { CutoverModel, ModelInstance } from "../model/contract.js";
-import { fleetReadiness, pastTheCommit, type Readiness } from "../model/readiness.js";
+import { fleetReadiness, pastTheCommit, urlsAt, type Readiness } from "../model/readiness.js";
 import { syncCommits } from "../model/fold.js";
 import { redactLeaves } from "../redact.js";
 import type { LiveView } from "./live.js";
@@ -49,7 +49,7 @@ export function buildState(p: {
   told?: DeadManRecord;
   lagBelowSeconds?: number;
   embeddedVerifierOff?: boolean;
-  /** The instances an earlier cutover's commit that may still take effect may have reached (src/watch/journal-feed.ts). */
+  /** The URLs of the instances an earlier cutover's commit that may still take effect may have reached (src/watch/journal-feed.ts). */
   earlierSentTo?: readonly string[];
   redact: (s: string) => string;
 }): WatchState {
@@ -57,6 +57,10 @@ export function buildState(p: {
   const fresh = p.live.instances.some((i) => i.answeredAt !== undefined || i.down);
   const instances: ModelInstance[] = fresh ? p.live.instances : p.model.fleet.instances;
   const copy = fresh ? p.live.copy : p.model.fleet.copy;
+  // this cutover's own commit sent: an earlier one is not what holds its instances (as status,
+  // which asks about an earlier commit only where its journal's sync has none sent)
+  const own = sentTo(p.model);
+  const earlier = own.size ? new Set<string>() : urlsAt(p.earlierSentTo ?? [], instances);
   const state: WatchState = {
     format: WATCH_FORMAT,
     at: p.now,
@@ -79,8 +83,8 @@ export function buildState(p: {
       ),
       // a commit whose requests left counts as sent, its fan-out ended or not; the sync that runs
       // now's only (after a reverse, the commits before it were the other sync's)
-      sentTo(p.model),
-      new Set(p.earlierSentTo),
+      own,
+      earlier,
     ),
     ...(p.lagBelowSeconds !== undefined ? { lagBelowSeconds: p.lagBelowSeconds } : {}),
     live: p.live,

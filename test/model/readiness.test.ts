@@ -12,6 +12,7 @@ import {
   CEA_DRAIN,
   EARLIER_COMMIT_SENT,
   pastTheCommit,
+  urlsAt,
   readiness,
   readinessKey,
   readinessLine,
@@ -242,5 +243,23 @@ describe("pastTheCommit", () => {
     expect(out.map((r) => r.past)).toEqual([EARLIER_COMMIT_SENT, "commit sent", undefined, "COMMITTED"]);
     expect(readinessLine(out[0]!)).toBe("past it: an earlier cutover's commit sent");
     expect(out[2]).toEqual(rs[2]);
+  });
+});
+
+describe("urlsAt", () => {
+  it("finds instances by the service their URL names, whatever they are called now", () => {
+    const now = [
+      { label: "shard-a", url: "http://10.0.0.1:27182" },
+      { label: "http://127.0.0.1:27183", url: "http://127.0.0.1:27183" },
+      { label: "shard-c", url: "http://10.0.0.3:27182" },
+    ];
+    // renamed since (sync0 → shard-a), another spelling of one loopback service, and one not reached
+    expect([...urlsAt(["HTTP://10.0.0.1:27182/", "http://localhost:27183"], now)]).toEqual([
+      "shard-a",
+      "http://127.0.0.1:27183",
+    ]);
+    expect(urlsAt([], now).size).toBe(0);
+    // a URL the journal redacted (a secret in it) names no service of these: nothing marked
+    expect(urlsAt(["http://***:27182"], now).size).toBe(0);
   });
 });

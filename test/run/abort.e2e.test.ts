@@ -472,9 +472,9 @@ describe("--abort", () => {
     const newer = await run("--new-cutover", "--from", "stop-writes", "--to", "stop-writes", "--yes");
     const where = `${first.all}\n--- --new-cutover --from stop-writes --to stop-writes\n${newer.all}`;
     expect(newer.code, where).toBe(0);
-    // its end names that commit and points to status, not to the --resume refused below
+    // its end says the refusal of the --resume refused below, in its words, and points to status
     expect(newer.all).toMatch(
-      /stopped at --to stop-writes; an earlier cutover's commit may still take effect: the journal .*\.jsonl of an earlier cutover, \S+, shows commit \(step 5 "commit"\) may have reached sync0, sync1 .*\. A --resume that sends this cutover's commit is refused while it may: syncbook status \S+ names the way on/,
+      /stopped at --to stop-writes; a --resume would be refused \(cannot resume the last cutover at step "drained": the journal .*\.jsonl of an earlier cutover, \S+, shows commit \(step 5 "commit"\) may have reached sync0, sync1 .*\): see the way on: syncbook status \S+/,
     );
     expect(newer.all).not.toContain("--resume (syncbook status");
     const sent = totalPosts(s!);
@@ -590,6 +590,21 @@ describe("--abort", () => {
     expect(s.control.state().writes.lost, on.all).toBe(0);
   }, 120_000);
 
+  // an outside review: a newer cutover's run that sent nothing and ran no hook is passed over by
+  // --resume, which goes on with the earlier cutover (and completes its commit): its end must not
+  // claim that resume is refused
+  it("a --to run that sent nothing offers the --resume that goes on with the earlier cutover, and says so", async () => {
+    const { run } = await setup(["commit-refused@2"]);
+    expect((await run()).code).toBe(1);
+    s!.control.clearFaults();
+    const newer = await run("--new-cutover", "--from", "drained", "--to", "drained", "--yes");
+    expect(newer.code, newer.all).toBe(0);
+    expect(newer.all).not.toContain("would be refused");
+    expect(newer.all).toMatch(
+      /stopped at --to drained: the cutover goes on with: syncbook run \S+ --resume \(syncbook status \S+ shows where\)\s+\(it goes on with cutover \S+ \(journal .*\), not this run's: this run sent nothing and ran no hook/,
+    );
+  }, 60_000);
+
   it("goes ahead, writes back on, when the earlier cutover left unfinished sent no commit", async () => {
     const { run } = await setup();
     const first = await run("--to", "stop-writes", "--yes");
@@ -650,6 +665,15 @@ describe("--abort", () => {
     );
     // the file set aside is a command one pastes, as the other refusals of such a journal say it
     expect(r.all).toContain(`set it aside (it stays its run's record): mv ${older} ${older}.set-aside, then call`);
+
+    // a --to run of this cutover, short of its commit (it sends none: it goes on): its end says the
+    // refusal the --resume it offered meets, in that check's words (an outside review: offered)
+    const again = await run("--from", "stop-writes", "--to", "stop-writes", "--yes");
+    expect(again.code, again.all).toBe(0);
+    expect(again.all).toMatch(
+      /stopped at --to stop-writes; a --resume would be refused \(cannot resume the last cutover at step "drained": .*it cannot be read/,
+    );
+    expect(again.all).not.toContain("--resume (syncbook status");
   }, 120_000);
 
   it("a --from run after it says it starts a new cutover, counting nothing from the one called off", async () => {

@@ -20,6 +20,7 @@ import {
   readFolderJournals,
   earlierCommitAsked,
   earlierCommitOnFleet,
+  earlierCommitReached,
   earlierCommitReason,
   refuseSentByEarlierCutover,
   sentAgainByFrom,
@@ -28,7 +29,7 @@ import {
 import { parseRunbook } from "../../src/runbook/index.js";
 import type { Runbook } from "../../src/runbook/types.js";
 import type { LoadedRunbook } from "../../src/runbook/index.js";
-import { cmd, state } from "../support/reconcile-fixtures.js";
+import { cmd, sent, state } from "../support/reconcile-fixtures.js";
 import { planSteps, startlessFrom } from "../../src/run/plan.js";
 import { folderJournals, openJournal, witnessFile } from "../../src/journal/index.js";
 import { UserError } from "../../src/errors.js";
@@ -1212,6 +1213,33 @@ describe("earlierCommitOnFleet: an earlier journal's commit that may still take 
   // an outside review: skipped by cutover id, a journal of the run's own cutover that its journal did
   // not count (written for another text of the runbook) hid its split commit: --abort, or the
   // unwind of a --from stop-writes run, turned writes on under it
+  // an outside review: a resume's completion sent to the rest, its answer lost, may hold there too
+  it("every commit of its sync counts for the instances it may have reached, by their URLs as that journal names them", () => {
+    const completed = j(
+      "/j/a.jsonl",
+      "A",
+      state(
+        ["ok", "ok", "ok", "failed"],
+        [
+          cmd("start", 0, "ok"),
+          cmd("commit", 3, "unknown", "error"),
+          sent("commit", 3, [{ instance: "i1", answered: "unknown" }]),
+        ],
+        {
+          instances: [
+            { key: "i0", url: "http://h:1" },
+            { key: "i1", url: "http://h:2" },
+          ],
+        },
+      ),
+    );
+    const held = earlierCommitOnFleet({ journals: [completed], unjudged: [] }, "/j/b.jsonl");
+    expect(held && "journal" in held ? held.reached : undefined).toEqual(["i0", "i1"]);
+    expect(earlierCommitReached(held)).toEqual(["http://h:1", "http://h:2"]);
+    // none where they cannot be told: a journal that cannot be judged, or one that names no instance
+    expect(earlierCommitReached(earlierCommitOnFleet({ journals: [split], unjudged: [] }, "/j/b.jsonl"))).toEqual([]);
+    expect(earlierCommitReached({ unjudged: [{ file: "/j/x.jsonl", why: "…" }] })).toEqual([]);
+  });
   it("another journal of the run's own cutover is judged too: only the run's own file is passed over", () => {
     const sameCutover = j("/j/b.jsonl", "A", state(["-", "-", "ok"], []));
     const held = earlierCommitOnFleet({ journals: [split, sameCutover], unjudged: [] }, "/j/b.jsonl");
