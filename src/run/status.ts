@@ -151,7 +151,16 @@ export interface JournalStatus {
    * The last step the journal shows, when it (last) started, and how it ended (undefined: still
    * running or cut off: the lock says which); `asksPerson`: it waits for an operator's answer.
    */
-  lastStep?: { number: number; id: string; kind: string; startedAt: string; outcome?: string; asksPerson?: true };
+  lastStep?: {
+    number: number;
+    id: string;
+    kind: string;
+    startedAt: string;
+    outcome?: string;
+    asksPerson?: true;
+    /** A failed step's hint, as its run said it: what the `--resume` that runs it again needs first. */
+    hint?: string;
+  };
   /**
    * The last command it sent: op, step, each instance's answer (`ok`, `error`: refused or never
    * sent, `unknown`: sent without a usable answer), its error text, and `said`: the answer in
@@ -770,7 +779,13 @@ export function nextOffer(j: JournalStatus): NextOffer | undefined {
     does:
       doubt ??
       (f
-        ? `goes on with the cutover where its last run stopped${stays ? " (writes stay stopped)" : ""}`
+        ? `goes on with the cutover where its last run stopped${stays ? " (writes stay stopped)" : ""}${
+            // what the failure asked first (a verify refused a check it did not start: run again as
+            // it is, it is refused again; a trial followed this --resume into the same refusal)
+            j.lastStep.outcome === "failed" && j.lastStep.hint !== undefined
+              ? `: step ${j.lastStep.number} ${j.lastStep.id} runs again, so first do what its failure said: ${j.lastStep.hint}`
+              : ""
+          }`
         : `goes on with the cutover from step ${j.lastStep.number} ${j.lastStep.id} (it first waits out hook processes the dead run left${stays ? "; writes stay stopped" : ""})`) +
         (sic?.refusesAhead ? `; ${STOPPED_IN_COMMIT_AHEAD}` : ""),
   };
@@ -939,6 +954,7 @@ async function readJournalStatus(
       startedAt: new Date(last.attempts.at(-1)!.startedAt).toISOString(),
       ...(last.outcome !== "running" && last.outcome !== "pending" ? { outcome: last.outcome } : {}),
       ...(traitsOf(last.kind).waitsFor === "person" ? { asksPerson: true as const } : {}),
+      ...(last.outcome === "failed" && last.hint !== undefined ? { hint: named.redact(last.hint) } : {}),
     };
   const cmd = state.commandsSent.at(-1);
   if (cmd)

@@ -37,6 +37,16 @@ describe("nextOffer", () => {
       expect(args({ lastStep: step, finished }), JSON.stringify(finished)).toEqual(["--resume", "--abort"]);
     const o = nextOffer({ ...base, lastStep: step, finished: failed });
     expect(o?.runs[0]!.does).toBe("goes on with the cutover where its last run stopped");
+    // a failed step's hint is what that --resume needs first (a trial: a verify that refused a check
+    // it did not start was offered a plain --resume, refused again the same way)
+    const hint = "Restart the verifier with --clean, then `syncbook run rb.yaml --resume`.";
+    const hinted = nextOffer({ ...base, lastStep: { ...step, outcome: "failed", hint }, finished: failed });
+    expect(hinted?.runs[0]!.does).toBe(
+      `goes on with the cutover where its last run stopped: step 5 drained runs again, so first do what its failure said: ${hint}`,
+    );
+    // only a failed step's: one interrupted runs again as it is
+    const cut = nextOffer({ ...base, lastStep: { ...step, outcome: "interrupted", hint }, finished: failed });
+    expect(cut?.runs[0]!.does).toBe("goes on with the cutover where its last run stopped");
     expect(o?.runs[1]!.does).not.toMatch(/writes back on/);
   });
   it("a start, commit or reverse an instance gave no usable answer to: --resume said as what it does then (adopt, or refuse), not as going on", () => {

@@ -87,7 +87,7 @@ describe("a split commit finished with --from commit --only, the verifier's chec
   }, 120_000);
 
   it("a new cutover (--new-cutover) does not take the earlier cutover's check as its own", async () => {
-    const { run } = await splitCommit();
+    const { run, dir } = await splitCommit();
     // a new cutover knows nothing of the old one's write stop: forced past it, to reach its verify
     const second = await run(
       "--from",
@@ -103,6 +103,11 @@ describe("a split commit finished with --from commit --only, the verifier's chec
     expect(second.all).toMatch(/the verifier is already checking, started outside this run, and not adopted/);
     expect(second.code, second.all).not.toBe(0);
     expect(second.all).toMatch(/committed · not verified/);
+    // status's --resume says what it needs first: run as it is, that verify is refused again (a trial)
+    const st = await cli(["status", join(dir, "rb.yaml")], { cwd: dir });
+    expect(st.stdout).toMatch(
+      /--resume\n\s+goes on with the cutover where its last run stopped: step \d+ verify runs again, so first do what its failure said: Its result would not verify this cutover\. Restart the verifier with --clean/,
+    );
   }, 120_000);
 
   // an adversarial run: `--to` ended its cutover, so the write stop it left counted for nothing, a
