@@ -552,7 +552,7 @@ export async function execute(
           : undefined;
       if (refused)
         next(
-          `  stopped at --to ${flags.to}; a --resume would be refused (${refused}): see the way on: syncbook status ${runbookArg(loaded)}`,
+          `  stopped at --to ${flags.to}; a --resume would be refused (${refused.message}). ${refused.hint ?? `See the fleet: syncbook status ${runbookArg(loaded)}`}`,
         );
       else if (at >= 0 && at < steps.length - 1)
         next(
@@ -645,18 +645,23 @@ export async function execute(
       // after the commit too (a verify refused, a wait that timed out): --resume runs the failed step
       // again, as status offers it
       else if (how.mode !== "rehearse") {
-        // the same check as at a --to (the failed step is where the resume goes on; a commit of this
-        // run's own that may be split is completed only where it did not arrive, which this check
-        // of the whole fleet would not know: not asked then)
+        // the same check as at a --to (the failed step is where the resume goes on). Not asked where
+        // the resume decides by the fleet what it sends: after a commit of this run's own (a split
+        // one is completed only where it did not arrive), or at a failed step that sends a command
+        // (one that took effect is adopted, and the resume goes on past it: a review)
+        const { planSteps } = await import("../run/plan.js");
+        const failedSends =
+          loaded.runbook !== undefined &&
+          planSteps(loaded.runbook).some((st) => st.id === result.failedStep && st.bound.command !== undefined);
         const refused =
-          acted && how.journalFile && result.failedStep !== undefined && !result.commitSent
+          acted && how.journalFile && result.failedStep !== undefined && !result.commitSent && !failedSends
             ? await (
                 await import("../run/earlier.js")
               ).resumeRefusedByEarlier(loaded, how.journalFile, result.failedStep)
             : undefined;
         next(
           refused
-            ? `  a --resume would be refused (${refused}): see the way on: syncbook status ${runbookArg(loaded)}`
+            ? `  a --resume would be refused (${refused.message}). ${refused.hint ?? `See the fleet: syncbook status ${runbookArg(loaded)}`}`
             : `  resume with: syncbook run ${target} --resume${acted ? "" : await resumeNote(loaded, flags.journalDir, how.journalFile)}`,
         );
       }

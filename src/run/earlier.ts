@@ -1209,7 +1209,12 @@ export async function resumeRefusedByEarlier(
   loaded: LoadedRunbook,
   file: string,
   at: string,
-): Promise<string | undefined> {
+): Promise<{ message: string; hint?: string } | undefined> {
+  // the folder read only where the resume's range sends a start, commit or reverse (the check
+  // refuses nothing else): a failed run's end is not delayed by a read of every journal
+  const steps = loaded.runbook ? planSteps(loaded.runbook) : [];
+  const k = steps.findIndex((s) => s.id === at);
+  if (k < 0 || ![...opsToSyncNow(steps.slice(k))].some((op) => AT_MOST_ONCE.has(op))) return undefined;
   try {
     const own = await journalCutover(file).then(
       (j) => j.cutover,
@@ -1228,7 +1233,7 @@ export async function resumeRefusedByEarlier(
     );
     return undefined;
   } catch (err) {
-    return err instanceof UserError ? err.message : undefined;
+    return err instanceof UserError ? { message: err.message, ...(err.hint ? { hint: err.hint } : {}) } : undefined;
   }
 }
 

@@ -780,10 +780,11 @@ export function nextOffer(j: JournalStatus): NextOffer | undefined {
       doubt ??
       (f
         ? `goes on with the cutover where its last run stopped${stays ? " (writes stay stopped)" : ""}${
-            // what the failure asked first (a verify refused a check it did not start: run again as
-            // it is, it is refused again; a trial followed this --resume into the same refusal)
+            // what its failure said (a verify refused a check it did not start: run again as it is,
+            // it is refused again; a trial followed this --resume into the same refusal). Said, not
+            // made a condition: some hints name another way on (a runbook edit, another command)
             j.lastStep.outcome === "failed" && j.lastStep.hint !== undefined
-              ? `: step ${j.lastStep.number} ${j.lastStep.id} runs again, so first do what its failure said: ${j.lastStep.hint}`
+              ? `: step ${j.lastStep.number} ${j.lastStep.id} runs again; its failure said: ${j.lastStep.hint}`
               : ""
           }`
         : `goes on with the cutover from step ${j.lastStep.number} ${j.lastStep.id} (it first waits out hook processes the dead run left${stays ? "; writes stay stopped" : ""})`) +

@@ -474,7 +474,7 @@ describe("--abort", () => {
     expect(newer.code, where).toBe(0);
     // its end says the refusal of the --resume refused below, in its words, and points to status
     expect(newer.all).toMatch(
-      /stopped at --to stop-writes; a --resume would be refused \(cannot resume the last cutover at step "drained": the journal .*\.jsonl of an earlier cutover, \S+, shows commit \(step 5 "commit"\) may have reached sync0, sync1 .*\): see the way on: syncbook status \S+/,
+      /stopped at --to stop-writes; a --resume would be refused \(cannot resume the last cutover at step "drained": the journal .*\.jsonl of an earlier cutover, \S+, shows commit \(step 5 "commit"\) may have reached sync0, sync1 .*\)\. See the fleet: syncbook status \S+\. If it shows the commit never reached some instances \(they refused it\), send it only to those: syncbook run \S+ --from stop-writes --only <the instances it did not reach>/,
     );
     expect(newer.all).not.toContain("--resume (syncbook status");
     const sent = totalPosts(s!);

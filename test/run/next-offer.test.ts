@@ -42,7 +42,7 @@ describe("nextOffer", () => {
     const hint = "Restart the verifier with --clean, then `syncbook run rb.yaml --resume`.";
     const hinted = nextOffer({ ...base, lastStep: { ...step, outcome: "failed", hint }, finished: failed });
     expect(hinted?.runs[0]!.does).toBe(
-      `goes on with the cutover where its last run stopped: step 5 drained runs again, so first do what its failure said: ${hint}`,
+      `goes on with the cutover where its last run stopped: step 5 drained runs again; its failure said: ${hint}`,
     );
     // only a failed step's: one interrupted runs again as it is
     const cut = nextOffer({ ...base, lastStep: { ...step, outcome: "interrupted", hint }, finished: failed });
