@@ -158,7 +158,7 @@ export interface JournalStatus {
     startedAt: string;
     outcome?: string;
     asksPerson?: true;
-    /** A failed step's hint, as its run said it: what the `--resume` that runs it again needs first. */
+    /** A failed step's hint, as its run said it: said with the `--resume` that runs it again (not a condition of it: some hints name another way on). */
     hint?: string;
   };
   /**

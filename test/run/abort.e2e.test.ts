@@ -732,6 +732,12 @@ describe("the unwind of a newer cutover's write stop", () => {
     expect(r.all, all).toContain(`syncbook status ${file}`);
     expect(r.all, all).toContain(`syncbook run ${file} --abort`);
     expect(s!.control.state().instances.map((i) => i.state)).toEqual(["RUNNING", "RUNNING", "RUNNING"]);
+    // its end: the --resume it would have offered is refused by that commit (the resume's own check,
+    // asked at an interrupted run's end too): the refusal and its hint, not "resume with"
+    expect(r.all, all).toMatch(
+      /a --resume would be refused \(cannot resume the last cutover at step "drained": the journal .*\.jsonl of an earlier cutover, \S+, shows commit \(step 5 "commit"\) may have reached sync0, sync1 .*\)\. See the fleet: syncbook status /,
+    );
+    expect(r.all, all).not.toContain("resume with:");
   }, 120_000);
 });
 
