@@ -53,6 +53,12 @@ import { afterLastCommit, planSteps, startlessFrom, writeStopBefore, type Planne
 import { runDefaults, type ResumePlan } from "./runner.js";
 import { errorMessage, ExitCode, UserError } from "../errors.js";
 
+/**
+ * How the folder check's refusals end: true of the run it refuses, not of a run whose end quotes
+ * what its `--resume` would meet (`resumeRefusedByEarlier`), which did send (a review).
+ */
+const NOTHING_SENT = "; nothing was sent";
+
 /** Past a hook process's time limit: the grace a runner gives it between SIGTERM and SIGKILL, and a margin. */
 const ORPHAN_GRACE_MS = 10_000;
 
@@ -772,7 +778,7 @@ export function refuseSentAgain(
   const setAside = `set its folder aside (it stays that cutover's record), then run this command again: ${aside}`;
   if (run !== "from")
     throw new UserError(
-      `cannot start a new cutover ${fromText(from, run)}: the last cutover's journal ${file} shows ${c.op} (step ${c.stepIndex + 1} "${id}") may have reached ${c.instances.join(", ")} (${c.answers}), and this run would send it again: --new-cutover counts nothing from that cutover, but the fleet may still hold its ${c.op}, and a ${c.op} is never sent twice to an instance; nothing was sent`,
+      `cannot start a new cutover ${fromText(from, run)}: the last cutover's journal ${file} shows ${c.op} (step ${c.stepIndex + 1} "${id}") may have reached ${c.instances.join(", ")} (${c.answers}), and this run would send it again: --new-cutover counts nothing from that cutover, but the fleet may still hold its ${c.op}, and a ${c.op} is never sent twice to an instance${NOTHING_SENT}`,
       {
         hint: `Go on with the last cutover: ${resume} ${RESUME_SENT_ONCE(c.op)}. ${fresh ? `If the sync was set back by hand since (the fleet IDLE again), start the new cutover from its start, whose interlock checks the fleet is IDLE: ${fresh} (without --from). If it was set back and started again by hand, that journal's commands went to a sync that no longer runs: ${setAside}` : `If the sync was set back and started again by hand since, that journal's commands went to a sync that no longer runs: ${setAside}`}`,
         exitCode: ExitCode.interlock,
@@ -1005,7 +1011,7 @@ export function refuseSentByEarlierCutover(
     const folderWide = u.file === dir;
     const aside = loaded.redact(shellCommand(["mv", u.file, `${u.file}.set-aside`]));
     throw new UserError(
-      `${what}: ${folderWide ? "the journal folder" : "the journal"} ${u.file}: ${u.why}: whether it records a start, commit or reverse still on the fleet, which this ${run === "resume" ? "resume" : "run"} would send (${sends.join(", ")}), cannot be told; nothing was sent`,
+      `${what}: ${folderWide ? "the journal folder" : "the journal"} ${u.file}: ${u.why}: whether it records a start, commit or reverse still on the fleet, which this ${run === "resume" ? "resume" : "run"} would send (${sends.join(", ")}), cannot be told${NOTHING_SENT}`,
       {
         hint: folderWide
           ? `Make the folder readable to this user (or run as the user that wrote it), then run this command again. See the fleet meanwhile: ${status}.`
@@ -1026,7 +1032,7 @@ export function refuseSentByEarlierCutover(
     const only = `syncbook run ${target}${run === "new cutover" || run === "first step" ? " --new-cutover" : ""} --from ${(c.op === "commit" && restopFor(loaded.runbook!, from)) || id} --only <the instances it did not reach>`;
     const aside = loaded.redact(shellCommand(["mv", dir, `${dir}.set-aside`]));
     throw new UserError(
-      `${what}: the journal ${j.file} of an earlier cutover, ${j.cutover}, shows ${c.op} (step ${c.stepIndex + 1} "${id}") may have reached ${c.instances.join(", ")} (${c.answers}), and this ${run === "resume" ? "resume" : "run"} would send it again: a newer cutover of this runbook left it unfinished and sent none since, and the fleet may still hold it: a ${c.op} is never sent twice to an instance; nothing was sent`,
+      `${what}: the journal ${j.file} of an earlier cutover, ${j.cutover}, shows ${c.op} (step ${c.stepIndex + 1} "${id}") may have reached ${c.instances.join(", ")} (${c.answers}), and this ${run === "resume" ? "resume" : "run"} would send it again: a newer cutover of this runbook left it unfinished and sent none since, and the fleet may still hold it: a ${c.op} is never sent twice to an instance${NOTHING_SENT}`,
       {
         hint: `See the fleet: ${status}. If it shows the ${c.op} never reached some instances (they refused it), send it only to those: ${only}. ${fresh ? `If the sync was set back by hand since (the fleet IDLE again), start a new cutover from its start, whose interlock checks the fleet is IDLE: ${fresh} (without --from). If it was set back and started again by hand, that` : "If the sync was set back and started again by hand since, that"} cutover's commands went to a sync that no longer runs: set the runbook's journal folder aside (it stays those cutovers' record), then run this command again: ${aside}`,
         exitCode: ExitCode.interlock,
@@ -1081,7 +1087,7 @@ function resumedUnderNewer(
     const id = j.state.steps[c.stepIndex]?.id ?? `#${c.stepIndex + 1}`;
     const fresh = newCutoverFromStart(loaded);
     throw new UserError(
-      `${what}: its cutover ${own} is older than cutover ${j.cutover}, whose journal ${j.file} shows ${c.op} (step ${c.stepIndex + 1} "${id}") sent since: the folder's journals are ordered by their first run, so what this resume sends would be judged as sent before it, and left out of the check that keeps a start, commit or reverse from being sent twice; nothing was sent`,
+      `${what}: its cutover ${own} is older than cutover ${j.cutover}, whose journal ${j.file} shows ${c.op} (step ${c.stepIndex + 1} "${id}") sent since: the folder's journals are ordered by their first run, so what this resume sends would be judged as sent before it, and left out of the check that keeps a start, commit or reverse from being sent twice${NOTHING_SENT}`,
       {
         hint: `See the fleet: syncbook status ${runTarget(loaded, [])}. Go on with the newer cutover, which the fleet follows now: syncbook run ${runTarget(loaded, cutoverVars(j.state, loaded))} --resume (without a journal file).${fresh ? ` If the sync was set back by hand since (the fleet IDLE again), start a new cutover from its start, whose interlock checks the fleet is IDLE: ${fresh}.` : ""}`,
         exitCode: ExitCode.interlock,
@@ -1233,7 +1239,9 @@ export async function resumeRefusedByEarlier(
     );
     return undefined;
   } catch (err) {
-    return err instanceof UserError ? { message: err.message, ...(err.hint ? { hint: err.hint } : {}) } : undefined;
+    if (!(err instanceof UserError)) return undefined;
+    const message = err.message.endsWith(NOTHING_SENT) ? err.message.slice(0, -NOTHING_SENT.length) : err.message;
+    return { message, ...(err.hint ? { hint: err.hint } : {}) };
   }
 }
 

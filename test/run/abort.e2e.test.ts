@@ -477,6 +477,8 @@ describe("--abort", () => {
       /stopped at --to stop-writes; a --resume would be refused \(cannot resume the last cutover at step "drained": the journal .*\.jsonl of an earlier cutover, \S+, shows commit \(step 5 "commit"\) may have reached sync0, sync1 .*\)\. See the fleet: syncbook status \S+\. If it shows the commit never reached some instances \(they refused it\), send it only to those: syncbook run \S+ --from stop-writes --only <the instances it did not reach>/,
     );
     expect(newer.all).not.toContain("--resume (syncbook status");
+    // the refusal's "nothing was sent" is the resume's, not true of this run, which stopped writes
+    expect(newer.all).not.toMatch(/would be refused .*nothing was sent/);
     const sent = totalPosts(s!);
 
     // status names that commit and offers what closes its round, not the --resume and --abort
@@ -674,6 +676,7 @@ describe("--abort", () => {
       /stopped at --to stop-writes; a --resume would be refused \(cannot resume the last cutover at step "drained": .*it cannot be read/,
     );
     expect(again.all).not.toContain("--resume (syncbook status");
+    expect(again.all).not.toMatch(/would be refused .*nothing was sent/);
   }, 120_000);
 
   it("a --from run after it says it starts a new cutover, counting nothing from the one called off", async () => {
@@ -738,6 +741,7 @@ describe("the unwind of a newer cutover's write stop", () => {
       /a --resume would be refused \(cannot resume the last cutover at step "drained": the journal .*\.jsonl of an earlier cutover, \S+, shows commit \(step 5 "commit"\) may have reached sync0, sync1 .*\)\. See the fleet: syncbook status /,
     );
     expect(r.all, all).not.toContain("resume with:");
+    expect(r.all, all).not.toMatch(/would be refused .*nothing was sent/);
   }, 120_000);
 });
 
