@@ -1257,6 +1257,22 @@ export function earlierCommitReached(held: EarlierCommit | undefined): string[] 
   return held.reached.flatMap((k) => urls.get(k) ?? []);
 }
 
+/**
+ * An earlier cutover's commit that may still take effect, as `status` and the watch page say it:
+ * why (`earlierCommitWords`), and the instances it may have reached (`earlierCommitReached`). One
+ * shape, so the two never say it differently.
+ */
+export interface EarlierCommitSaid {
+  why: string;
+  reached: string[];
+}
+
+/** `earlierCommitOnFleet` as `status` and the watch page say it; undefined: none. */
+export function earlierCommitSaid(held: EarlierCommit | undefined): EarlierCommitSaid | undefined {
+  const why = earlierCommitWords(held);
+  return why === undefined ? undefined : { why, reached: earlierCommitReached(held) };
+}
+
 /** The command that sets aside the first journal of `held` that cannot be judged, when it is a file (not the folder `dir`). */
 export function setAsideCommand(held: EarlierCommit | undefined, dir: string): string | undefined {
   const u = held && "unjudged" in held ? held.unjudged[0] : undefined;

@@ -50,8 +50,7 @@ import {
   cutoverVarsFrom,
   earlierCommitFinish,
   earlierCommitOnFleet,
-  earlierCommitReached,
-  earlierCommitWords,
+  earlierCommitSaid,
   fleetVarNames,
   lastReverse,
   readFolderJournals,
@@ -59,6 +58,7 @@ import {
   setAsideCommand,
   stopAbortCut,
   wayOnFromRefused,
+  type EarlierCommitSaid,
 } from "./earlier.js";
 import { stopWritesBefore } from "./plan.js";
 import {
@@ -216,13 +216,10 @@ export interface JournalStatus {
    * in `--abort`'s words; `finish`, the one command that closes its round (`earlierCommitFinish`);
    * `resumeSendsCommit`, a `--resume` would send a commit, which that one refuses.
    */
-  earlierCommit?: {
-    why: string;
+  earlierCommit?: EarlierCommitSaid & {
     finish?: { from: string; commit: string; only: string[] };
     /** A journal that cannot be judged, which may hold such a commit: the command that sets it aside. */
     aside?: string;
-    /** The URLs of the instances that commit may have reached, as its journal wrote them (`earlierCommitReached`): readiness says them past it. */
-    reached: string[];
     resumeSendsCommit: boolean;
   };
   /** Writes were stopped by an earlier run of the cutover (another journal) and still were at this run's end. */
@@ -1013,15 +1010,16 @@ async function readJournalStatus(
     readdirSync(folder).some((n) => n.endsWith(JOURNAL_EXTENSION) && n !== basename(chosen))
   ) {
     const held = earlierCommitOnFleet(await readFolderJournals(folder), chosen);
-    const why = earlierCommitWords(held);
-    if (held && why !== undefined) {
+    const said = earlierCommitSaid(held);
+    if (held && said) {
       const finish = earlierCommitFinish(held, runbook);
       const aside = setAsideCommand(held, folder);
       out.earlierCommit = {
-        why: named.redact(why),
+        // `reached` (the URLs as its journal wrote them): readiness says them past it
+        ...said,
+        why: named.redact(said.why),
         ...(finish ? { finish } : {}),
         ...(aside !== undefined ? { aside: named.redact(aside) } : {}),
-        reached: earlierCommitReached(held),
         // as the cutover's values decide a commit's `when` (the runbook's default decided it, and
         // a --var cutover's --resume offered was refused: a review)
         resumeSendsCommit: commitAhead(model.steps, traitsOf, model.cutoverValues?.vars),

@@ -23,13 +23,7 @@ import {
 } from "../journal/index.js";
 import { CutoverFold, joinJournals, shiftLine, type JournalShift } from "../model/fold.js";
 import type { WindowKindTraits } from "../fleet/window.js";
-import { earlierCommitOnFleet, earlierCommitReached, earlierCommitWords, readFolderJournals } from "../run/earlier.js";
-
-/** An earlier cutover's commit that may still take effect, as the page says it: why, and the instances it may have reached. */
-export interface EarlierOnPage {
-  why: string;
-  reached: string[];
-}
+import { earlierCommitOnFleet, earlierCommitSaid, readFolderJournals, type EarlierCommitSaid } from "../run/earlier.js";
 
 /** The folder's lock, as its holder wrote it (src/journal/lock.ts). */
 export interface LockHolder {
@@ -58,7 +52,7 @@ export class JournalFeed {
   /** Bad lines skipped (not JSON, not an event): a journal edited by hand, or a line cut by a crash. */
   skipped = 0;
   /** `earlierCommit`'s last answer, and the folder's journals (names and sizes) it was read from. */
-  #earlier: { key: string; held: EarlierOnPage | undefined } | undefined;
+  #earlier: { key: string; held: EarlierCommitSaid | undefined } | undefined;
 
   constructor(dir: string, traits: WindowKindTraits) {
     this.#dir = dir;
@@ -87,11 +81,11 @@ export class JournalFeed {
   /**
    * Why a commit of another journal of the folder may still take effect, or a journal that cannot
    * be judged may hold one, in the words of `status` (src/run/earlier.ts `earlierCommitOnFleet`,
-   * `earlierCommitWords`, as `--abort` asks it): read again only when the folder's journals changed
+   * `earlierCommitSaid`, as `--abort` asks it): read again only when the folder's journals changed
    * (names or sizes), and never while a single journal is there. Asked by the page while no runner
-   * is seen working. With the instances that commit may have reached (`earlierCommitReached`).
+   * is seen working.
    */
-  async earlierCommit(): Promise<EarlierOnPage | undefined> {
+  async earlierCommit(): Promise<EarlierCommitSaid | undefined> {
     const chosen = this.#tracked.at(-1)?.file;
     if (!chosen || !this.#names.includes("\n")) return undefined;
     const names = this.#names.split("\n");
@@ -105,11 +99,9 @@ export class JournalFeed {
     );
     const key = `${chosen}\n${names.map((n, k) => `${n}:${sizes[k]}`).join("\n")}`;
     if (this.#earlier?.key === key) return this.#earlier.held;
-    let held: EarlierOnPage | undefined;
+    let held: EarlierCommitSaid | undefined;
     try {
-      const found = earlierCommitOnFleet(await readFolderJournals(this.#dir), chosen);
-      const why = earlierCommitWords(found);
-      held = why === undefined ? undefined : { why, reached: earlierCommitReached(found) };
+      held = earlierCommitSaid(earlierCommitOnFleet(await readFolderJournals(this.#dir), chosen));
     } catch {
       held = undefined; // unreadable now: read again once the folder changes
     }
