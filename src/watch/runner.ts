@@ -8,6 +8,7 @@
  * A lock held from another host cannot be checked from here (src/journal/lock.ts): only silence
  * tells then. A pid is taken at its word (pids are reused: a live one is "running").
  */
+import { instanceLabel } from "../events.js";
 import type { CutoverModel } from "../model/contract.js";
 import { CUT_OFF_WORDS, cutOff, syncCommits } from "../model/fold.js";
 import { runAgainAfterCommit, stopAgainBefore, stoppedInCommitAhead } from "../model/again.js";
@@ -295,11 +296,16 @@ export function stateLeft(m: CutoverModel, now: number, runnerGone = true): stri
   const w = m.window;
   if (m.cutover.committed) {
     out.push("committed");
-    // taken by part of the fleet (a targeted commit, a split): the others have not got it
-    const c = syncCommits(m).commits.at(-1);
-    if (c && c.instances.length < m.instances.length)
+    // taken by part of the fleet: what every commit of this sync reached, not only the last (a split
+    // commit finished with --from commit --only <the rest> reached all: a trial saw "1 of 3");
+    // the others' commit, if any, was not this cutover's (an earlier cutover's, or by hand)
+    const { commits } = syncCommits(m);
+    const to = new Set(commits.flatMap((c) => c.instances));
+    const c = commits.at(-1);
+    const rest = m.instances.map(instanceLabel).filter((l) => !to.has(l));
+    if (c && rest.length)
       out.push(
-        `commit sent to ${c.instances.length} of ${m.instances.length} instances (${formatDuration(Math.max(0, now - c.at))} ago)`,
+        `commit sent to ${to.size} of ${m.instances.length} instances (${formatDuration(Math.max(0, now - c.at))} ago); not by this cutover to ${rest.join(", ")}`,
       );
   }
   // after the commit, a reverse on its way: which sync runs only the fleet can say (status says the same)

@@ -311,7 +311,20 @@ describe("stateLeft", () => {
 
   it("a commit sent to part of the fleet is said with its count", () => {
     const m = killedModel([ev("commit.sent", 2500, { index: 2, id: "commit", instances: ["a"], skewMs: 1 })]);
-    expect(stateLeft(m, at(62_500))).toContain("commit sent to 1 of 2 instances (1m 00s ago)");
+    expect(stateLeft(m, at(62_500))).toContain(
+      "commit sent to 1 of 2 instances (1m 00s ago); not by this cutover to b",
+    );
+  });
+
+  // a trial: a split commit finished with --from commit --only <the rest> said "commit sent to 1 of
+  // 3 instances", the last fan-out's count, while this cutover's commits had reached every instance
+  it("a commit finished by a second fan-out to the rest is said as reaching every instance", () => {
+    const m = killedModel([
+      ev("commit.sent", 2500, { index: 2, id: "commit", instances: ["a"], skewMs: 1 }),
+      ev("commit.sent", 9000, { index: 2, id: "commit", instances: ["b"], skewMs: 1 }),
+    ]);
+    expect(m.cutover.committed).toBe(true);
+    expect(stateLeft(m, at(62_500)).some((l) => l.startsWith("commit sent to"))).toBe(false);
   });
 
   // an adversarial run: the runner killed with the commit on its way, the page said "commit not sent"
