@@ -247,6 +247,8 @@ export interface RunEventMap {
     durationMs: number;
     error?: string;
     hint?: string;
+    /** The hint says what to do before the `--resume` that runs the step again (src/steps/kit/context.ts `StepFailure`). */
+    hintBeforeResume?: true;
     place?: Place;
   };
   "request.sent": {

@@ -89,3 +89,17 @@ export function runAgainAfterCommit(m: CutoverModel, traits: WindowKindTraits): 
   if (!run || run.outcome !== "ok" || run.to !== undefined || run.aborted || run.committed !== true) return undefined;
   return m.steps.find((s) => s.outcome === "failed" && afterLastCommitStep(m.steps, traits, s.index));
 }
+
+/**
+ * What the `--resume` that runs the last step again needs done first, as its failure said: a hint
+ * its step marked so (src/steps/kit/context.ts `StepFailure.beforeResume`: restart the verifier,
+ * check the fleet by hand), else none. One rule for status and the watch page.
+ */
+export function resumeFirst(
+  steps: readonly Pick<ModelStep, "index" | "id" | "outcome" | "attempts" | "hint" | "hintBeforeResume">[],
+): { number: number; id: string; hint: string } | undefined {
+  const last = steps.filter((s) => s.attempts.length > 0).at(-1);
+  return last?.outcome === "failed" && last.hint !== undefined && last.hintBeforeResume === true
+    ? { number: last.index + 1, id: last.id, hint: last.hint }
+    : undefined;
+}

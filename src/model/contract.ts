@@ -123,6 +123,8 @@ export interface ModelStep {
   durationMs?: number;
   error?: string;
   hint?: string;
+  /** The hint says what to do before the `--resume` that runs the step again (`step.finished`). */
+  hintBeforeResume?: true;
   place?: Place;
   /** Why it was skipped. */
   reason?: string;

@@ -311,7 +311,17 @@ export class CutoverFold {
         if (e.kind) s.kind = e.kind;
         s.outcome = "running";
         s.startedAt = e.at;
-        for (const k of ["endedAt", "durationMs", "error", "hint", "place", "reason", "wait"] as const) delete s[k];
+        for (const k of [
+          "endedAt",
+          "durationMs",
+          "error",
+          "hint",
+          "hintBeforeResume",
+          "place",
+          "reason",
+          "wait",
+        ] as const)
+          delete s[k];
         s.slow = [];
         if (e.timeoutMs !== undefined) s.timeoutMs = e.timeoutMs;
         else delete s.timeoutMs;
@@ -339,6 +349,7 @@ export class CutoverFold {
         s.startedAt ??= e.at - e.durationMs;
         if (e.error !== undefined) s.error = e.error;
         if (e.hint !== undefined) s.hint = e.hint;
+        if (e.hintBeforeResume === true && e.hint !== undefined) s.hintBeforeResume = true;
         if (e.place !== undefined && obj(e.place)) s.place = e.place;
         let a: ModelAttempt | undefined = s.attempts.at(-1);
         if (!a || a.endedAt !== undefined) {
@@ -364,7 +375,7 @@ export class CutoverFold {
         const adoptedAfterFailure = e.adopted === true && (s.outcome === "failed" || s.outcome === "interrupted");
         if (adoptedAfterFailure) {
           // what the failed attempt was waiting on and why it failed: its attempt keeps its error
-          for (const k of ["error", "hint", "place", "wait"] as const) delete s[k];
+          for (const k of ["error", "hint", "hintBeforeResume", "place", "wait"] as const) delete s[k];
           s.slow = [];
         }
         // a later run skips what an earlier one did: the step keeps its own outcome and times

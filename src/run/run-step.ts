@@ -131,6 +131,7 @@ export async function runStep(
       return "interrupted";
     }
     const { message, hint } = explain(err, limit.signal, run.loaded.redact);
+    const beforeResume = err instanceof StepFailure && err.beforeResume && hint !== undefined;
     const place = placeOf(run.loaded, s);
     run.say("step.finished", {
       index: s.index,
@@ -139,6 +140,7 @@ export async function runStep(
       durationMs: Date.now() - t0,
       error: message,
       ...(hint ? { hint } : {}),
+      ...(beforeResume ? { hintBeforeResume: true as const } : {}),
       place,
     });
     const interlock = err instanceof StepFailure && err.reason === "interlock";

@@ -77,7 +77,7 @@ import {
   type NextOffer,
   type NextRun,
 } from "../next-run.js";
-import { commitAhead, runAgainAfterCommit, stoppedInCommitAhead } from "../model/again.js";
+import { commitAhead, resumeFirst, runAgainAfterCommit, stoppedInCommitAhead } from "../model/again.js";
 
 /**
  * 2: an instance's `copy` has no `percent` (it was its share of the fleet's estimate); the fleet's is `copy`.
@@ -158,8 +158,10 @@ export interface JournalStatus {
     startedAt: string;
     outcome?: string;
     asksPerson?: true;
-    /** A failed step's hint, as its run said it: said with the `--resume` that runs it again (not a condition of it: some hints name another way on). */
+    /** A failed step's hint, as its run said it. */
     hint?: string;
+    /** That hint says what to do before the `--resume` that runs the step again: said with it (src/steps/kit/context.ts `StepFailure`). */
+    hintBeforeResume?: true;
   };
   /**
    * The last command it sent: op, step, each instance's answer (`ok`, `error`: refused or never
@@ -777,11 +779,12 @@ export function nextOffer(j: JournalStatus): NextOffer | undefined {
       doubt ??
       (f
         ? `goes on with the cutover where its last run stopped${stays ? " (writes stay stopped)" : ""}${
-            // what its failure said (a verify refused a check it did not start: run again as it is,
-            // it is refused again; a trial followed this --resume into the same refusal). Said, not
-            // made a condition: some hints name another way on (a runbook edit, another command)
-            j.lastStep.outcome === "failed" && j.lastStep.hint !== undefined
-              ? `: step ${j.lastStep.number} ${j.lastStep.id} runs again; its failure said: ${j.lastStep.hint}`
+            // what to do first, as its failure said (a verify refused a check it did not start: run
+            // again as it is, it is refused again; a trial followed this --resume into the same
+            // refusal). Only a hint its step marked so: others name a runbook edit, another command,
+            // or "the lines above", which are not on this screen
+            j.lastStep.outcome === "failed" && j.lastStep.hint !== undefined && j.lastStep.hintBeforeResume === true
+              ? `: step ${j.lastStep.number} ${j.lastStep.id} runs again, once what its failure said is done: ${j.lastStep.hint}`
               : ""
           }`
         : `goes on with the cutover from step ${j.lastStep.number} ${j.lastStep.id} (it first waits out hook processes the dead run left${stays ? "; writes stay stopped" : ""})`) +
@@ -953,6 +956,7 @@ async function readJournalStatus(
       ...(last.outcome !== "running" && last.outcome !== "pending" ? { outcome: last.outcome } : {}),
       ...(traitsOf(last.kind).waitsFor === "person" ? { asksPerson: true as const } : {}),
       ...(last.outcome === "failed" && last.hint !== undefined ? { hint: named.redact(last.hint) } : {}),
+      ...(resumeFirst(model.steps) !== undefined ? { hintBeforeResume: true as const } : {}),
     };
   const cmd = state.commandsSent.at(-1);
   if (cmd)

@@ -324,6 +324,7 @@ function splitFailure(ctx: StepContext, err: unknown, sentTo: number, refusedBef
       `split: ${earlier}: ${names.join(", ")} refused it again (${why}); nothing took effect on ${names.length === 1 ? "it" : "them"}, and the other instances still hold the commit; nothing was resent`,
       {
         reason: err.reason,
+        beforeResume: true,
         hint: `Find out why ${names.join(", ")} refused and fix it (the other instances hold the commit: do not send it to them again). ${resume}`,
       },
     );
@@ -335,6 +336,7 @@ function splitFailure(ctx: StepContext, err: unknown, sentTo: number, refusedBef
     `split: ${ctx.run.memory.split}: ${why}; commit blocks until every instance has it, so the instances that took it hold it until ${names.join(", ")} ${names.length === 1 ? "has" : "have"} it; nothing was resent`,
     {
       reason: err.reason,
+      beforeResume: true,
       hint: `Find out why ${names.join(", ")} refused and fix it (the other instances hold the commit: do not send it to them again). ${resume}`,
     },
   );

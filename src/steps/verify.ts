@@ -271,6 +271,7 @@ function judge(ctx: StepContext, p: VerifierProgress, before: string[] | undefin
     m.refused = why;
     throw new StepFailure(`not verified: ${why}`, {
       reason: "unsafe",
+      beforeResume: true,
       hint: `Nothing is verified for this cutover. Restart the verifier with --clean (it drops the old verification when the check arrives) or on a new metadata database (a new --metaURI or --metaDBName), then \`syncbook run ${ctx.run.target} --resume\`: this step sends a new check and verifies every document from generation 0.`,
     });
   }
@@ -278,10 +279,12 @@ function judge(ctx: StepContext, p: VerifierProgress, before: string[] | undefin
   if (why === WRITES_OFF_FORCED)
     throw new StepFailure(`not verified: ${why} (${describeVerifier(p)})`, {
       reason: "unsafe",
+      beforeResume: true,
       hint: `Nothing is verified for this cutover. Stop the application's writes (with a stopWrites step, or declare \`writesStoppedExternally: true\` if they are stopped another way), restart the verifier with --clean (or on a new metadata database), then \`syncbook run ${ctx.run.target} --resume\`: this step sends a new check and writesOff.`,
     });
   if (why !== undefined)
     throw new StepFailure(`not a verification result: ${why} (${describeVerifier(p)})`, {
+      beforeResume: true,
       hint: "Nothing is verified. Read the verifier's log (is it the migration verifier, release v0.2.1?). Run again with --resume to continue this verification (nothing is resent blindly), or restart the verifier with --clean (or on a new metadata database) and run again with --resume to verify from the start.",
     });
   // notEarned made sure both are numbers

@@ -11,7 +11,7 @@
 import { instanceLabel } from "../events.js";
 import type { CutoverModel } from "../model/contract.js";
 import { CUT_OFF_WORDS, cutOff, syncCommits } from "../model/fold.js";
-import { runAgainAfterCommit, stopAgainBefore, stoppedInCommitAhead } from "../model/again.js";
+import { resumeFirst, runAgainAfterCommit, stopAgainBefore, stoppedInCommitAhead } from "../model/again.js";
 import { traitsOf } from "../steps/index.js";
 import { stoppedInCommitWords } from "../fleet/index.js";
 import { formatDuration } from "../runbook/duration.js";
@@ -147,9 +147,15 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
   // a step that asks the interlock still ahead of a plain --resume (the one rule, as status says it)
   const refusesAhead = stoppedInCommitAhead(m.steps, traitsOf, m.cutoverValues?.vars);
   const sicRefused = sic !== undefined && refusesAhead && m.decisions.some((d) => d.check === "stopped-in-commit");
+  const first = resumeFirst(m.steps);
   const resume = sicRefused
     ? `syncbook run ${rb} ${STOPPED_IN_COMMIT_RESTART.args}${vars}   (${STOPPED_IN_COMMIT_NOTE}: ${STOPPED_IN_COMMIT_RESTART.does}); or syncbook run ${rb} ${STOPPED_IN_COMMIT_RESUME.args}${vars}   (${[...(resumeChanged ? [RUNBOOK_CHANGED_NOTE] : []), STOPPED_IN_COMMIT_RESUME.does].join("; ")})`
-    : resumeWith(...(sic !== undefined && refusesAhead ? [STOPPED_IN_COMMIT_AHEAD] : []));
+    : resumeWith(
+        ...(sic !== undefined && refusesAhead ? [STOPPED_IN_COMMIT_AHEAD] : []),
+        // what to do first, as the failed step said (status says it too): a plain --resume meets the
+        // same failure (a trial: a verify refused the earlier cutover's check, and the page offered it)
+        ...(first ? [`first, as step ${first.number} ${first.id}'s failure said: ${first.hint}`] : []),
+      );
   // with the runbook changed, --allow-changed-runbook: the values it reads named, as the cutover had
   // them; the journal's given ones alone left out a secret one and an old default, which the flag
   // read at the runbook's value now, another fleet (an outside review)

@@ -40,12 +40,27 @@ describe("nextOffer", () => {
     // a failed step's hint is what that --resume needs first (a trial: a verify that refused a check
     // it did not start was offered a plain --resume, refused again the same way)
     const hint = "Restart the verifier with --clean, then `syncbook run rb.yaml --resume`.";
-    const hinted = nextOffer({ ...base, lastStep: { ...step, outcome: "failed", hint }, finished: failed });
+    const hinted = nextOffer({
+      ...base,
+      lastStep: { ...step, outcome: "failed", hint, hintBeforeResume: true },
+      finished: failed,
+    });
     expect(hinted?.runs[0]!.does).toBe(
-      `goes on with the cutover where its last run stopped: step 5 drained runs again; its failure said: ${hint}`,
+      `goes on with the cutover where its last run stopped: step 5 drained runs again, once what its failure said is done: ${hint}`,
     );
+    // a hint its step did not mark so (a runbook edit, "the lines above", not on this screen): not said
+    const other = nextOffer({
+      ...base,
+      lastStep: { ...step, outcome: "failed", hint: "See the hook's log lines above." },
+      finished: failed,
+    });
+    expect(other?.runs[0]!.does).toBe("goes on with the cutover where its last run stopped");
     // only a failed step's: one interrupted runs again as it is
-    const cut = nextOffer({ ...base, lastStep: { ...step, outcome: "interrupted", hint }, finished: failed });
+    const cut = nextOffer({
+      ...base,
+      lastStep: { ...step, outcome: "interrupted", hint, hintBeforeResume: true },
+      finished: failed,
+    });
     expect(cut?.runs[0]!.does).toBe("goes on with the cutover where its last run stopped");
     expect(o?.runs[1]!.does).not.toMatch(/writes back on/);
   });

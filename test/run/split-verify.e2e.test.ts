@@ -106,7 +106,7 @@ describe("a split commit finished with --from commit --only, the verifier's chec
     // status's --resume says what it needs first: run as it is, that verify is refused again (a trial)
     const st = await cli(["status", join(dir, "rb.yaml")], { cwd: dir });
     expect(st.stdout).toMatch(
-      /--resume\n\s+goes on with the cutover where its last run stopped: step \d+ verify runs again; its failure said: Its result would not verify this cutover\. Restart the verifier with --clean/,
+      /--resume\n\s+goes on with the cutover where its last run stopped: step \d+ verify runs again, once what its failure said is done: Its result would not verify this cutover\. Restart the verifier with --clean/,
     );
   }, 120_000);
 

@@ -99,6 +99,7 @@ describe("start", () => {
     expect(err.message).toBe(
       "refused (fleet-idle): start is allowed only in IDLE; sync1 is RUNNING, sync2 is unreachable (http://127.0.0.1:27184: progress failed: refused)",
     );
+    expect(err.beforeResume).toBe(false);
     expect(err.hint).toMatch(/A sync already runs/);
     expect(s.f.sent).toEqual([[], [], []]);
     expect(s.ctx.run.memory.identity.direction).toBeUndefined();
@@ -109,6 +110,7 @@ describe("start", () => {
       const s = setup({ sends: [{}], reads: each({ state: past }, { state: "COMMITTED" }, { state: "RUNNING" }) });
       const err = await failure(start.run(s.ctx, body));
       expect(err.reason).toBe("interlock");
+      expect(err.beforeResume).toBe(/--resume/.test(err.hint ?? ""));
       expect(err.hint).toBe(
         "sync0, sync1 already committed a sync, and a committed sync does not go back to IDLE: if this runbook's cutover is done, there is nothing to run again (syncbook status shows what its journal did); a new sync needs a service that is IDLE.",
       );
@@ -183,6 +185,7 @@ describe("commit", () => {
     expect(err.message).toBe(
       "refused (writes-stopped): no stopWrites step has succeeded in this run: writes during commit may lose data",
     );
+    expect(err.beforeResume).toBe(/--resume/.test(err.hint ?? ""));
     expect(err.hint).toMatch(/^Run the stopWrites step first/);
     expect(s.f.reads).toBe(0);
     expect(s.f.sent).toEqual([[]]);
@@ -193,6 +196,7 @@ describe("commit", () => {
   it("[design] on resume the hint says the journal shows no stopWrites that held", async () => {
     const s = setup({ sends: [{}], reads: each(ready) }, { writesStopped: false, mode: "resume" });
     const err = await failure(commit.run(s.ctx, {}));
+    expect(err.beforeResume).toBe(/--resume/.test(err.hint ?? ""));
     expect(err.hint).toMatch(/^The journal shows no stopWrites that held/);
   });
 
@@ -262,6 +266,7 @@ describe("commit", () => {
     expect(err.message).toBe(
       "refused (can-commit): commit needs every instance RUNNING with canCommit true; sync1 is RUNNING with canCommit false, sync2 is PAUSED with canCommit true, sync3 is unreachable (http://127.0.0.1:27185: progress failed: refused)",
     );
+    expect(err.beforeResume).toBe(/--resume/.test(err.hint ?? ""));
     expect(err.hint).toBe("Wait for canCommit (a waitFor step) before commit.");
     expect(s.f.sent).toEqual([[], [], [], []]);
     expect(s.ctx.run.memory.commitSent).toBe(false);
@@ -274,6 +279,7 @@ describe("commit", () => {
       "split: commit reached 2 of 3 instances (refused by sync1): sync1: http://127.0.0.1:27183: commit refused: InvalidStateTransition: no; commit blocks until every instance has it, so the instances that took it hold it until sync1 has it; nothing was resent",
     );
     expect(s.ctx.run.memory.split).toBe("commit reached 2 of 3 instances (refused by sync1)");
+    expect(err.beforeResume).toBe(/--resume/.test(err.hint ?? ""));
     expect(err.hint).toMatch(/^Find out why sync1 refused/);
     expect(err.hint).toMatch(
       /`syncbook run cutover.yaml --var switch=http:\/\/live --resume` completes it: it sends commit to that instance only/,
@@ -286,6 +292,7 @@ describe("commit", () => {
     const two = setup({ sends: [{ 0: "refused", 1: "refused" }], reads: each(ready, ready, ready) });
     const err = await failure(commit.run(two.ctx, {}));
     expect(err.message).toMatch(/^split: commit reached 1 of 3 instances \(refused by sync0, sync1\)/);
+    expect(err.beforeResume).toBe(/--resume/.test(err.hint ?? ""));
     expect(err.hint).toMatch(/sends commit to those instances only/);
     expect(err.message).toMatch(/hold it until sync0, sync1 have it; nothing was resent$/);
     const all = setup({ sends: [{ 0: "refused", 1: "refused" }], reads: each(ready, ready) });
@@ -309,6 +316,7 @@ describe("commit", () => {
     expect(err.message).toBe(
       "split: commit reached 1 of 2 instances (not sync1): sync1 refused it again (sync1: http://127.0.0.1:27183: commit refused: InvalidStateTransition: no); nothing took effect on it, and the other instances still hold the commit; nothing was resent",
     );
+    expect(err.beforeResume).toBe(/--resume/.test(err.hint ?? ""));
     expect(err.hint).toMatch(
       /^Find out why sync1 refused and fix it .* completes it: it sends commit to that instance only/,
     );
@@ -322,6 +330,7 @@ describe("commit", () => {
     expect(e2.message).toBe(
       "split: commit reached 1 of 3 instances (not sync0, sync1): sync0, sync1 refused it again (sync0: http://127.0.0.1:27182: commit refused: InvalidStateTransition: no; sync1: http://127.0.0.1:27183: commit refused: InvalidStateTransition: no); nothing took effect on them, and the other instances still hold the commit; nothing was resent",
     );
+    expect(e2.beforeResume).toBe(/--resume/.test(e2.hint ?? ""));
     expect(e2.hint).toMatch(/^Find out why sync0, sync1 refused and fix it .* sends commit to those instances only/);
     const fresh = setup(
       { sends: [{ 1: "refused" }], reads: each(ready, ready) },
@@ -404,6 +413,7 @@ describe("commit: the hook processes earlier runs left (hook-processes)", () => 
       expect(err.message).toBe(
         'refused (hook-processes): the undo of step 1 "stop" (shell; pid 42) was started by an earlier run and is still running: it may turn application writes back on behind this commit',
       );
+      expect(err.beforeResume).toBe(false);
       expect(err.hint).toBe(
         `Wait for it to exit, or stop it and check what it did to the application's writes, then run ${again} again; nothing was sent.`,
       );
@@ -416,6 +426,7 @@ describe("commit: the hook processes earlier runs left (hook-processes)", () => 
     expect(err.message).toBe(
       "refused (hook-processes): a; b were started by an earlier run and are still running: they may turn application writes back on behind this commit",
     );
+    expect(err.beforeResume).toBe(/--resume/.test(err.hint ?? ""));
     expect(err.hint).toMatch(/^Wait for them to exit, or stop them and check what they did/);
   });
 
@@ -425,6 +436,7 @@ describe("commit: the hook processes earlier runs left (hook-processes)", () => 
     expect(err.message).toBe(
       'refused (hook-processes): the processes earlier runs started cannot all be known to have exited (the undo of step 1 "stop" (shell): it ran on host b): one may still turn application writes back on behind this commit, and no stopWrites here has a `check:` to read the write switch',
     );
+    expect(err.beforeResume).toBe(false);
     expect(err.hint).toMatch(/^Check where it ran that no process of it is left .*SYNCBOOK_HOOK_TOKEN/);
     expect(err.hint).toMatch(/then run --resume again with --force=hook-processes\. A `check:` on the stopWrites step/);
     expect(s.f.sent).toEqual([[]]);
@@ -625,6 +637,7 @@ describe("a targeted command (--only, or a resumed completion): only the rest of
     expect(err.message).toBe(
       "refused (fleet-state): pause to sync1 only would split the fleet: sync0 is RUNNING, sync2 is unreachable (http://127.0.0.1:27184: progress failed: refused), which has not taken pause (PAUSED)",
     );
+    expect(err.beforeResume).toBe(/--resume/.test(err.hint ?? ""));
     expect(err.hint).toMatch(/send it to the whole fleet \(without --only\)/);
     expect(s.questions).toEqual([]);
     expect(s.f.sent).toEqual([[], [], []]);
@@ -951,6 +964,7 @@ describe("the details an operator reads, and a lost answer judged by each comman
     const ready: Read = { state: "RUNNING", canCommit: true };
     const s = setup({ sends: [{ 0: "refused", 1: "refused" }], reads: each(ready, ready, ready) });
     const err = await failure(commit.run(s.ctx, {}));
+    expect(err.beforeResume).toBe(/--resume/.test(err.hint ?? ""));
     expect(err.hint).toMatch(/^Find out why sync0, sync1 refused and fix it/);
   });
 

@@ -250,6 +250,7 @@ describe("checkInterlock: [force] refused unless --force names the check, the de
     expect(err).toBeInstanceOf(StepFailure);
     expect((err as StepFailure).message).toBe("refused (can-commit): canCommit is false on sync0");
     expect((err as StepFailure).reason).toBe("interlock");
+    expect((err as StepFailure).beforeResume).toBe(/--resume/.test((err as StepFailure).hint ?? ""));
     expect((err as StepFailure).hint).toBe(
       "Fix the cause; only if you are certain it is safe, rerun with --force=can-commit.",
     );
@@ -496,6 +497,7 @@ describe("fleet identity: [item 2] the problems, the memory, what is said and re
     expect(err).toBeInstanceOf(StepFailure);
     expect((err as StepFailure).message).toBe(`refused (fleet-identity): the instances are not one fleet: ${text}`);
     expect((err as StepFailure).reason).toBe("interlock");
+    expect((err as StepFailure).beforeResume).toBe(/--resume/.test((err as StepFailure).hint ?? ""));
     expect((err as StepFailure).hint).toBe(
       "Check the `instances:` list (every instance of this sync, and only those) and what answers at each address; then run again.",
     );
@@ -572,6 +574,7 @@ describe("sendCommand: [multi] [item 1] [block] every branch and what it says", 
       `pause refused by ${refusals([0, 2], "pause")} (accepted by 1 other instance(s): the fleet is now split)`,
     );
     expect(err.reason).toBe("failed");
+    expect(err.beforeResume).toBe(/--resume/.test(err.hint ?? ""));
     expect(err.hint).toBe(
       "Identical commands must reach every instance: look at the refusing instances' errors before doing anything else.",
     );
@@ -584,6 +587,7 @@ describe("sendCommand: [multi] [item 1] [block] every branch and what it says", 
     expect(err.message).toBe(
       `pause refused by ${refusals([0, 1], "pause")} (no instance accepted it: this request took no effect)`,
     );
+    expect(err.beforeResume).toBe(/--resume/.test(err.hint ?? ""));
     expect(err.hint).toBe("Read the error above; the command did not take effect.");
   });
 
@@ -753,6 +757,7 @@ describe("sendCommand: [multi] [item 1] [block] every branch and what it says", 
       "cannot tell whether pause took effect on sync1 (state INITIALIZING); nothing more was sent (pause accepted by 1 instance(s), sent again to sync1)",
     );
     expect(err.reason).toBe("unsafe");
+    expect(err.beforeResume).toBe(/--resume/.test(err.hint ?? ""));
     expect(err.hint).toBe(UNSAFE_HINT);
   });
 
@@ -820,6 +825,7 @@ describe("sendCommand: [multi] [item 1] [block] every branch and what it says", 
     expect(err.message).toBe(
       "still no proof that start took effect on sync1 after 3 resends; nothing more was sent (start accepted by 1 instance(s), sent again to sync1, sync1, sync1)",
     );
+    expect(err.beforeResume).toBe(/--resume/.test(err.hint ?? ""));
     expect(err.hint).toBe(UNSAFE_HINT);
   });
 
@@ -935,6 +941,7 @@ describe("sendCommand: [multi] [item 1] [block] every branch and what it says", 
       `commit was sent (accepted by 1 instance(s); refused by ${refusals([0, 1], "commit")}); the step's time limit (1s) passed while reading progress to learn whether it took effect on sync2 (${failed(2, "commit", "reset")}; no progress read), sync3 (${failed(3, "commit", "timeout")}; no progress read); nothing more was sent`,
     );
     expect(err.reason).toBe("unsafe");
+    expect(err.beforeResume).toBe(/--resume/.test(err.hint ?? ""));
     expect(err.hint).toBe(
       `${UNSAFE_HINT} A command step's \`timeout\` should leave room for twice the request timeout.`,
     );

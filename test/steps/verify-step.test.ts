@@ -300,6 +300,7 @@ describe("verify: the writes-stopped interlock, before writesOff", () => {
     const e = await failure(s.run());
     expect(e.reason).toBe("interlock");
     expect(e.message).toBe(`refused (stopped-in-commit): ${stoppedInCommitWords(SIC)}`);
+    expect(e.beforeResume).toBe(false);
     expect(e.hint).toMatch(
       /^This step took no verification result for this cutover, and the commit holds on the fleet\. Restart the migration \(a new sync to an emptied destination\), then: syncbook run .* --new-cutover; or, only if .*--resume --force=stopped-in-commit\.$/,
     );
@@ -341,6 +342,7 @@ describe("verify: the writes-stopped interlock, before writesOff", () => {
     expect(e.message).toBe(
       "refused (writes-stopped): writesOff tells the verifier that writes have stopped, and no stopWrites step has succeeded in this run",
     );
+    expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toBe(
       "Run verify after stopWrites and commit (the documented order), or set `writesStoppedExternally: true` if writes are stopped another way.",
     );
@@ -386,6 +388,7 @@ describe("verify: the writes-stopped interlock, before writesOff", () => {
     expect(e.message).toBe(`not verified: ${WRITES_OFF_FORCED} (${describeVerifier(PASSED)})`);
     expect(e.message).toMatch(/writes-stopped interlock was forced/);
     expect(e.reason).toBe("unsafe");
+    expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toMatch(/^Nothing is verified for this cutover\. Stop the application's writes/);
     // the journal's fold keeps it, so that a --resume, status and the report say the same
     const j = verifierJournal();
@@ -479,6 +482,7 @@ describe("ensureCheck: the run's check, never sent twice while one may be in fli
       `the verifier is already checking, started outside this run, and not adopted: this cutover's verification did not begin at generation 0 for this cutover (it was first seen in generation 3, started outside this run), so it compared, for this cutover, not every document (about 5242880: generation 0's estimated count) a fresh verification compares in generation 0: its last generation, 3, shows 0 of 5242880 docs to recheck compared (this generation only, not a total) (${describeVerifier(running)})`,
     );
     expect(e.reason).toBe("unsafe");
+    expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toMatch(
       /^Its result would not verify this cutover\. Restart the verifier with --clean .* then `syncbook run \S+ --resume`: this step sends its own check/,
     );
@@ -519,6 +523,7 @@ describe("ensureCheck: the run's check, never sent twice while one may be in fli
     const why = `this cutover's verification did not begin at generation 0 for this cutover (not known where it began: a journal from an older syncbook?), so it compared, for this cutover, not every document a fresh verification compares in generation 0: its last generation, 2, shows 0 of 5242880 docs to recheck compared (this generation only, not a total) (${describeVerifier(end)})`;
     expect(e.message).toBe(`not verified: ${why}`);
     expect(e.reason).toBe("unsafe");
+    expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toMatch(
       /^Nothing is verified for this cutover\. Restart the verifier with --clean .* then `syncbook run \S+ --resume`: this step sends a new check/,
     );
@@ -535,6 +540,7 @@ describe("ensureCheck: the run's check, never sent twice while one may be in fli
     expect(e.message).toBe(
       "the verifier already finished a verification (phase idle, generation 2, totalTasks 8, completedTasks 8, failedTasks 0, metadataMismatchTasks 0, processingTasks 0, addedTasks 0): a check now would make it exit, so none is sent",
     );
+    expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toBe(
       "The verifier runs one verification per process (a second check panics it). Restart it with --clean (its first answers after this run's check then show a fresh verification) or on a new metadata database, then run this step again (--resume).",
     );
@@ -547,6 +553,7 @@ describe("ensureCheck: the run's check, never sent twice while one may be in fli
     expect(e.message).toBe(
       "the verifier already finished a verification (phase idle, generation 2, totalTasks 8, completedTasks 8, failedTasks 0, metadataMismatchTasks 0, processingTasks 0, addedTasks 0), of the sync before the reverse (step rollback): it does not verify the sync that runs the other way, and a check now would make it exit, so none is sent",
     );
+    expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toBe(
       "The verifier runs one verification per process (a second check panics it). Restart it for the reversed sync, its --srcURI and --dstURI swapped, with --clean (or on a new metadata database), then run this step again (--resume).",
     );
@@ -561,6 +568,7 @@ describe("ensureCheck: the run's check, never sent twice while one may be in fli
     expect(e.message).toBe(
       `the verifier is already checking (${describeVerifier(running)}), and a reverse was sent (step rollback) since this cutover's last verification began: this may be that verification, of the sync before the reverse, so it is not adopted`,
     );
+    expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toBe(
       "Restart the verifier for the reversed sync, its --srcURI and --dstURI swapped, with --clean (or on a new metadata database), so that this run's check starts a verification of it; then run this step again (--resume).",
     );
@@ -707,6 +715,7 @@ describe("ensureCheck: the run's check, never sent twice while one may be in fli
     expect(e.message).toBe(
       "the verifier took two checks of this step and shows neither (phase idle, generation 0, no task)",
     );
+    expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toMatch(/^Is something restarting the verifier, or is another verifier behind/);
     expect(s.v.ops()).toEqual(["check", "check"]);
   });
@@ -841,6 +850,7 @@ describe("what the verifier shows before this run's check, and its first answers
     expect(e.message).toBe(
       `the verifier resumed a verification this cutover did not start: after this run's check ${why}. Its result would not be this cutover's, so nothing is verified by it`,
     );
+    expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toBe(CLEAN_HINT);
     expect(e.reason).toBe("unsafe");
     expect(s.v.ops()).toEqual(["check"]);
@@ -867,6 +877,7 @@ describe("what the verifier shows before this run's check, and its first answers
     expect(e.message).toBe(
       `the verifier's verification cannot be told to be this cutover's: after this run's check ${why}. Its result may not be this cutover's, so nothing is verified by it`,
     );
+    expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toBe(CLEAN_HINT);
     expect(e.reason).toBe("unsafe");
     // nothing sent: its check was the run's before
@@ -925,6 +936,7 @@ describe("what the verifier shows before this run's check, and its first answers
     expect(e.message).toBe(
       `the verifier is checking (${describeVerifier(RESUMED)}), and this cutover refused the verification it showed after its last check (resumed (generation 3)): this may be that very verification, so it is not adopted`,
     );
+    expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toBe(
       "Restart the verifier with --clean (its first answers after this run's check then show a fresh verification) or on a new metadata database, then run this step again (--resume).",
     );
@@ -967,6 +979,7 @@ describe("what the verifier shows before this run's check, and its first answers
     expect(e.message).toContain(
       "generation 3, 0 of 5242880 docs to recheck compared (this generation only, not a total)",
     );
+    expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toMatch(
       /^verifier releases v0.1.6 to v0.2.0 answer progress with an empty HTTP 500 until their first check \(fixed in v0.2.1\), whatever its metadata holds\. Start the verifier on a new metadata database/,
     );
@@ -1033,6 +1046,7 @@ describe("what the verifier shows before this run's check, and its first answers
     expect(e.message).toBe(
       `the verifier is already checking (${describeVerifier(CHECKING)}), started outside this run: this step's filter would not apply to it (a check while one runs is answered success and ignored), so it is not adopted`,
     );
+    expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toMatch(
       /^Restart the verifier with --clean \(or on a new metadata database\) so that this run's check, with its filter, starts the verification/,
     );
@@ -1168,6 +1182,7 @@ describe("awaitResult and the result [success]", () => {
     const s = setup({ progress: documented(differences(2, 0)) });
     const e = await failure(s.run());
     expect(e.message).toBe(`verification found differences: 2 failed task(s) (documents differ); ${described(2, 0)}`);
+    expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toMatch(/^The destination differs from the source \(writes during the sync's commit/);
     expect(s.logs("info")).toEqual([]);
   });
@@ -1178,6 +1193,7 @@ describe("awaitResult and the result [success]", () => {
     expect(e.message).toBe(
       `verification found differences: 1 metadata mismatch task(s) (indexes, shard keys or collection options differ); ${described(0, 1)}`,
     );
+    expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toMatch(
       /^Index, shard-key or collection-option differences: the verifier's \/api\/v1\/nsMismatches/,
     );
@@ -1189,6 +1205,7 @@ describe("awaitResult and the result [success]", () => {
     expect(e.message).toBe(
       `verification found differences: 2 failed task(s) (documents differ), 1 metadata mismatch task(s) (indexes, shard keys or collection options differ); ${described(2, 1)}`,
     );
+    expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toMatch(/^The destination differs from the source/);
   });
 
@@ -1201,6 +1218,7 @@ describe("awaitResult and the result [success]", () => {
     expect(s.logs("warn")).toEqual([
       `writesOff before the sync is COMMITTED (sync0 RUNNING): ${METADATA_BEFORE_COMMIT}`,
     ]);
+    expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toBe(
       `writesOff reached the verifier before the sync was COMMITTED (sync0 RUNNING, sync1 COMMITTED, sync2 unknown): ${METADATA_BEFORE_COMMIT}. Verify after commit (a verify step after \`waitFor: { state: COMMITTED }\`), with a new verifier.`,
     );
@@ -1209,12 +1227,14 @@ describe("awaitResult and the result [success]", () => {
   it("writesOff before COMMITTED without an answer: still explains the mismatches", async () => {
     const s = setup({ writesOff: ["timeout"], progress: documented(differences(0, 3)) }, { fleet: [[{ info: CEA }]] });
     const e = await failure(s.run());
+    expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toMatch(/^writesOff reached the verifier before the sync was COMMITTED \(sync0 RUNNING\)/);
   });
 
   it("writesOff after COMMITTED without an answer: the general metadata hint", async () => {
     const s = setup({ writesOff: ["timeout"], progress: documented(differences(0, 3)) });
     const e = await failure(s.run());
+    expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toMatch(/^Index, shard-key or collection-option differences/);
   });
 
@@ -1227,6 +1247,7 @@ describe("awaitResult and the result [success]", () => {
     expect(s.logs("warn")).toEqual([
       `writesOff before the sync is COMMITTED (sync0 RUNNING, sync2 COMMITTING): ${METADATA_BEFORE_COMMIT}`,
     ]);
+    expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toMatch(
       /^writesOff reached the verifier before the sync was COMMITTED \(sync0 RUNNING, sync1 COMMITTED, sync2 COMMITTING\)/,
     );
@@ -1235,6 +1256,7 @@ describe("awaitResult and the result [success]", () => {
   it("writesOff before COMMITTED, documents differ: the documents' hint (early writesOff explains only metadata)", async () => {
     const s = setup({ progress: documented(differences(1, 0)) }, { fleet: [[{ info: CEA }]] });
     const e = await failure(s.run());
+    expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toMatch(/^The destination differs from the source/);
   });
 
@@ -1242,6 +1264,7 @@ describe("awaitResult and the result [success]", () => {
     const s = setup({ progress: documented(differences(0, 1)) }, { fleet: [[COMMITTED, "error"]] });
     const e = await failure(s.run());
     expect(s.logs("warn")).toEqual([]);
+    expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toMatch(/^Index, shard-key or collection-option differences/);
   });
 
@@ -1251,6 +1274,7 @@ describe("awaitResult and the result [success]", () => {
       { memory: accepted({ writesOff: { answered: "ok", at: 1 }, writesOffGeneration: 0 }), fleet: [[{ info: CEA }]] },
     );
     const e = await failure(s.run());
+    expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toMatch(/^Index, shard-key or collection-option differences/);
   });
 
@@ -1264,6 +1288,7 @@ describe("awaitResult and the result [success]", () => {
       expect(e.message).toMatch(
         new RegExp(`^not a verification result: no ${gap} counter to read the result from \\(phase idle, generation 2`),
       );
+      expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
       expect(e.hint).toBe(NOT_A_RESULT_HINT);
       expect(s.logs("info")).toEqual([]);
     },
@@ -1331,6 +1356,7 @@ describe("awaitResult and the result [success]", () => {
     expect(e.message).toBe(
       `not a verification result: ${said}: tasks not done in a finished verification (${describeVerifier(end)})`,
     );
+    expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toBe(NOT_A_RESULT_HINT);
     expect(s.logs("info")).toEqual([]);
   });
@@ -1511,6 +1537,7 @@ describe("a verifier restarted in the middle: said, journaled, followed (never a
     expect(e.message).toMatch(
       /^the verifier restarted: a new process answers at \S+ \(phase idle, generation 0, with tasks: .*\); 2 restarts were followed in this step already: no more$/,
     );
+    expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toBe(
       "Find out what restarts the verifier (its log, its supervisor), then choose: run again with --resume to continue (the restarted verifier gets a check, which resumes its persisted verification, then writesOff), or restart the verifier with --clean (or on a new metadata database) and run again with --resume to verify from the start.",
     );
@@ -1535,6 +1562,7 @@ describe("a verifier restarted in the middle: said, journaled, followed (never a
     expect(e.message).toBe(
       `the verifier failed: "metadata: no space" (phase idle, generation 2, totalTasks 8, completedTasks 8, failedTasks 0, metadataMismatchTasks 0, processingTasks 0, addedTasks 0)`,
     );
+    expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toMatch(/^The verifier itself failed \(not a data difference\)/);
   });
 
@@ -1676,6 +1704,7 @@ describe("VerifierReader: a gone verifier fails fast, a slow one is waited for",
     expect(await s.readAll(5)).toEqual([undefined, undefined, undefined, undefined, undefined]);
     const e = await failure(s.r.read(s.ctx.signal));
     expect(e.message).toBe(`the verifier has failed for 500ms: ${problem}`);
+    expect(e.beforeResume).toBe(true);
     expect(e.hint).toMatch(hint);
     // said once, not at every read
     expect(s.logs()).toEqual([["warn", `verifier progress: ${problem}; giving up after 500ms of failures`]]);
@@ -1820,6 +1849,7 @@ describe("verifierTools", () => {
     }
     expect(e).toBeInstanceOf(StepFailure);
     expect((e as StepFailure).message).toBe("startVerification needs the runbook's `verifier:` URL");
+    expect((e as StepFailure).beforeResume).toBe(/--resume/.test((e as StepFailure).hint ?? ""));
     expect((e as StepFailure).hint).toBe(
       "Add `verifier: http://host:port` (the migration verifier's own port, e.g. 27020).",
     );
@@ -1853,6 +1883,7 @@ describe("refused: the verifier's text and what it means [lock][writesoff-twice]
   it.each(["check", "writesOff"] as const)("%s answered 'request in progress': the verifier now shuts down", (op) => {
     const e = thrown(() => refused(op, svc("APIError", "Request in progress")));
     expect(e.message).toBe(`the verifier refused ${op}: APIError: Request in progress`);
+    expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toMatch(/^Another operational request was being handled .* and the verifier now shuts down/);
   });
 
@@ -1861,6 +1892,7 @@ describe("refused: the verifier's text and what it means [lock][writesoff-twice]
     expect(e.message).toBe(
       "the verifier refused writesOff: writesOff already set (this run had not sent it: something else did)",
     );
+    expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toMatch(/^Something other than this run told the verifier writes are off/);
   });
 
@@ -1871,6 +1903,7 @@ describe("refused: the verifier's text and what it means [lock][writesoff-twice]
     expect(e.message).toBe(
       "the verifier refused writesOff: writesOff already set (this run's earlier writesOff was refused: no time)",
     );
+    expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toMatch(/^The verifier sets its writes-off flag before it reads the clusters' times, so a refused/);
   });
 
@@ -1879,12 +1912,14 @@ describe("refused: the verifier's text and what it means [lock][writesoff-twice]
     expect(e.message).toBe(
       "the verifier refused writesOff: writesOff already set (this run had not sent it: something else did)",
     );
+    expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toMatch(/^The verifier sets its writes-off flag/);
   });
 
   it("writesOff failing to read a cluster time: cannot be retried", () => {
     const e = thrown(() => refused("writesOff", svc("failed to fetch source's Cluster Time: x")));
     expect(e.message).toBe("the verifier refused writesOff: failed to fetch source's Cluster Time: x");
+    expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toMatch(
       /^The verifier sets its writes-off flag before it reads the clusters' times, so this refusal cannot be retried/,
     );
@@ -1894,6 +1929,7 @@ describe("refused: the verifier's text and what it means [lock][writesoff-twice]
     for (const text of ["writesOff already set", "failed to fetch source's cluster time"]) {
       const e = thrown(() => refused("check", svc(text)));
       expect(e.message).toBe(`the verifier refused check: ${text}`);
+      expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
       expect(e.hint).toBe("Read the verifier's log; nothing was sent again.");
     }
   });
@@ -1901,12 +1937,14 @@ describe("refused: the verifier's text and what it means [lock][writesoff-twice]
   it("a request never sent: not sent, is the verifier running?", () => {
     const e = thrown(() => refused("check", tr("connect", false)));
     expect(e.message).toBe(`verifier check not sent: ${VERIFIER_URL}: progress failed: connect`);
+    expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toMatch(/^Is the verifier running at the runbook's `verifier:` URL\?/);
   });
 
   it.each(["non-json", "bad-answer"] as const)("writesOff answered %s: the handler failed (its panic)", (code) => {
     const e = thrown(() => refused("writesOff", tr(code)));
     expect(e.message).toBe(`verifier writesOff failed: ${VERIFIER_URL}: progress failed: ${code}`);
+    expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toMatch(/^The verifier's handler failed \(an empty HTTP 500 is its panic/);
   });
 

@@ -210,6 +210,30 @@ describe("runnerVerdict", () => {
     expect(f.next).toBe("syncbook run rb.yaml --resume");
   });
 
+  // a trial: a verify refused a check it did not start, and the page offered the plain --resume,
+  // refused again the same way; status said what to do first
+  it("a failed step whose hint says what to do before the --resume: said with it; another hint not", () => {
+    const failedWith = (extra: Record<string, unknown>) =>
+      ended(
+        killedModel([
+          ev("step.finished", 3000, {
+            index: 1,
+            id: "hold",
+            outcome: "failed",
+            durationMs: 1000,
+            error: "boom",
+            hint: "Restart the verifier with --clean, then --resume.",
+            ...extra,
+          }),
+          ev("run.finished", 3100, { outcome: "failed", exitCode: 1, durationMs: 3100, committed: false }),
+        ]),
+      );
+    expect(failedWith({ hintBeforeResume: true }).next).toBe(
+      "syncbook run rb.yaml --resume   (first, as step 2 hold's failure said: Restart the verifier with --clean, then --resume.)",
+    );
+    expect(failedWith({}).next).toBe("syncbook run rb.yaml --resume");
+  });
+
   it("finished ok and committed past a step after the commit that failed (continueOnError): --from that step", () => {
     const past = killedModel([
       ev("step.finished", 3000, { index: 1, id: "hold", outcome: "ok", durationMs: 1000 }),

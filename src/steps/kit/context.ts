@@ -206,11 +206,19 @@ export interface StepContext {
 export class StepFailure extends Error {
   readonly hint: string | undefined;
   readonly reason: "failed" | "interlock" | "timeout" | "assert" | "declined" | "unsafe";
-  constructor(message: string, opts: { hint?: string; reason?: StepFailure["reason"] } = {}) {
+  /**
+   * The hint says what to do before the `--resume` that runs the step again (restart the verifier,
+   * check the fleet by hand): without it that resume meets the same failure. `status` and the watch
+   * page say such a hint with the `--resume` they offer, and no other (some name a runbook edit,
+   * another command, or "the lines above", which are not on their screen).
+   */
+  readonly beforeResume: boolean;
+  constructor(message: string, opts: { hint?: string; reason?: StepFailure["reason"]; beforeResume?: true } = {}) {
     super(message);
     this.name = "StepFailure";
     this.hint = opts.hint;
     this.reason = opts.reason ?? "failed";
+    this.beforeResume = opts.beforeResume === true && opts.hint !== undefined;
   }
 }
 

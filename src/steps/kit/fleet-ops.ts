@@ -600,6 +600,7 @@ function unsafe(op: CommandOp, doubts: string[], accepted: number, resent: strin
     `${doubts.join("; ")}; ${resent.length ? "nothing more was sent" : "nothing was resent"} (${op} ${did.join(", ")})`,
     {
       reason: "unsafe",
+      beforeResume: true,
       hint: "Check those instances' progress by hand before anything else; then run again with --resume, which reads the fleet before sending anything.",
     },
   );
@@ -634,6 +635,7 @@ function explainAbort(
     }); the step's time limit (${reason.limitText}) passed while reading progress to learn whether it took effect on ${open || "the other instances"}; nothing more was sent`,
     {
       reason: "unsafe",
+      beforeResume: true,
       hint: "Check those instances' progress by hand before anything else; then run again with --resume, which reads the fleet before sending anything. A command step's `timeout` should leave room for twice the request timeout.",
     },
   );

@@ -184,6 +184,7 @@ export class VerifierReader {
     // the contract: "null when there is no error"; otherwise the verifier itself failed (it does not go on)
     if (p.error !== null && p.error !== undefined)
       throw new StepFailure(`the verifier failed: ${JSON.stringify(p.error)} (${describeVerifier(p)})`, {
+        beforeResume: true,
         hint: "The verifier itself failed (not a data difference): read its log, restart it, then run again with --resume (a restarted verifier gets a new check).",
       });
     if (this.#failingSince !== undefined)
@@ -255,6 +256,7 @@ export class VerifierReader {
     if (now - this.#failingSince >= this.giveUpMs) {
       const gone = err instanceof TransportError && (err.code === "connect" || err.code === "network");
       throw new StepFailure(`the verifier has failed for ${formatDuration(now - this.#failingSince)}: ${problem}`, {
+        beforeResume: true,
         hint: gone
           ? "The verifier is not running (it exits after a failed check, e.g. a collection that exists only on the source, or after two operational requests at once). Read its log, restart it, then run again with --resume: a restarted verifier gets a new check."
           : err instanceof ServiceError
@@ -336,6 +338,7 @@ export function followRestart(ctx: StepContext, t: VerifierTools, p: VerifierPro
   const seen = `the verifier restarted: a new process answers at ${new Date().toISOString()} (${why}; ${describeVerifier(p)})`;
   if (t.restarts > RESTARTS_FOLLOWED)
     throw new StepFailure(`${seen}; ${RESTARTS_FOLLOWED} restarts were followed in this step already: no more`, {
+      beforeResume: true,
       hint: "Find out what restarts the verifier (its log, its supervisor), then choose: run again with --resume to continue (the restarted verifier gets a check, which resumes its persisted verification, then writesOff), or restart the verifier with --clean (or on a new metadata database) and run again with --resume to verify from the start.",
     });
   ctx.run.emit("log", {
@@ -431,6 +434,7 @@ function judgeOrigin(ctx: StepContext, p: VerifierProgress, late: boolean, after
       : `the verifier resumed a verification this cutover did not start: after this run's check ${why}. Its result would not be this cutover's, so nothing is verified by it`,
     {
       reason: "unsafe",
+      beforeResume: true,
       hint: release
         ? `${OLD_RELEASE}, whatever its metadata holds. Start the verifier on a new metadata database (a new --metaURI or --metaDBName), or with --clean (it drops the old verification when this run's check arrives; its first answers then show a fresh one), then run this step again (--resume). Better: use the verifier v0.2.1.`
         : "Restart the verifier with --clean (it drops the old verification when this run's check arrives; its first answers then show a fresh one, generation 0 with new tasks) or on a new metadata database (a new --metaURI or --metaDBName), then run this step again (--resume).",
@@ -541,6 +545,7 @@ async function beginCheck(ctx: StepContext, t: VerifierTools, sent: number): Pro
           ? `the verifier already finished a verification (${describeVerifier(base)}): a check now would make it exit, so none is sent`
           : `the verifier already finished a verification (${describeVerifier(base)}), of the sync before the reverse (step ${m.reversed}): it does not verify the sync that runs the other way, and a check now would make it exit, so none is sent`,
         {
+          beforeResume: true,
           hint:
             m.reversed === undefined
               ? "The verifier runs one verification per process (a second check panics it). Restart it with --clean (its first answers after this run's check then show a fresh verification) or on a new metadata database, then run this step again (--resume)."
@@ -552,6 +557,7 @@ async function beginCheck(ctx: StepContext, t: VerifierTools, sent: number): Pro
       throw new StepFailure(
         `the verifier is already checking (${describeVerifier(base)}), and a reverse was sent (step ${m.reversed}) since this cutover's last verification began: this may be that verification, of the sync before the reverse, so it is not adopted`,
         {
+          beforeResume: true,
           hint: "Restart the verifier for the reversed sync, its --srcURI and --dstURI swapped, with --clean (or on a new metadata database), so that this run's check starts a verification of it; then run this step again (--resume).",
         },
       );
@@ -559,6 +565,7 @@ async function beginCheck(ctx: StepContext, t: VerifierTools, sent: number): Pro
       throw new StepFailure(
         `the verifier is already checking (${describeVerifier(base)}), started outside this run: this step's filter would not apply to it (a check while one runs is answered success and ignored), so it is not adopted`,
         {
+          beforeResume: true,
           hint: "Restart the verifier with --clean (or on a new metadata database) so that this run's check, with its filter, starts the verification; then run this step again (--resume). Or remove the filter to adopt the running check.",
         },
       );
@@ -566,6 +573,7 @@ async function beginCheck(ctx: StepContext, t: VerifierTools, sent: number): Pro
       throw new StepFailure(
         `the verifier is checking (${describeVerifier(base)}), and this cutover refused the verification it showed after its last check (${m.refused}): this may be that very verification, so it is not adopted`,
         {
+          beforeResume: true,
           hint: "Restart the verifier with --clean (its first answers after this run's check then show a fresh verification) or on a new metadata database, then run this step again (--resume).",
         },
       );
@@ -577,6 +585,7 @@ async function beginCheck(ctx: StepContext, t: VerifierTools, sent: number): Pro
         `the verifier is already checking, started outside this run, and not adopted: ${notFromStart({ baseline: base }, base)} (${describeVerifier(base)})`,
         {
           reason: "unsafe",
+          beforeResume: true,
           hint: `Its result would not verify this cutover. Restart the verifier with --clean (it drops the old verification when this run's check arrives) or on a new metadata database (a new --metaURI or --metaDBName), then \`syncbook run ${ctx.run.target} --resume\`: this step sends its own check, which compares every document from generation 0.`,
         },
       );
@@ -654,12 +663,14 @@ export function refused(op: "check" | "writesOff", err: unknown, earlier?: Verif
     const text = err.errorDescription ? `${err.error}: ${err.errorDescription}` : err.error;
     if (/request in progress/i.test(text))
       throw new StepFailure(`the verifier refused ${op}: ${text}`, {
+        beforeResume: true,
         hint: "Another operational request was being handled (another client, or a second syncbook on this verifier), and the verifier now shuts down (its published behaviour). Restart it, make sure nothing else talks to it, and run again with --resume: the restarted verifier gets a new check.",
       });
     if (op === "writesOff" && /already set/i.test(text))
       throw new StepFailure(
         `the verifier refused writesOff: ${text}${earlier?.error ? ` (this run's earlier writesOff was refused: ${earlier.error})` : " (this run had not sent it: something else did)"}`,
         {
+          beforeResume: true,
           hint: earlier
             ? "The verifier sets its writes-off flag before it reads the clusters' times, so a refused writesOff stays set and this verification never finishes. Fix the cause, restart the verifier, and run again with --resume (a new check, then writesOff)."
             : "Something other than this run told the verifier writes are off. Find out what; restart the verifier for a verification this run controls, then run again with --resume.",
@@ -667,6 +678,7 @@ export function refused(op: "check" | "writesOff", err: unknown, earlier?: Verif
       );
     if (op === "writesOff" && /cluster time/i.test(text))
       throw new StepFailure(`the verifier refused writesOff: ${text}`, {
+        beforeResume: true,
         hint: "The verifier sets its writes-off flag before it reads the clusters' times, so this refusal cannot be retried: this verification never finishes. Fix what it names (can the verifier reach the clusters?), restart the verifier, and run again with --resume (a new check, then writesOff).",
       });
     throw new StepFailure(`the verifier refused ${op}: ${text}`, {
@@ -675,10 +687,12 @@ export function refused(op: "check" | "writesOff", err: unknown, earlier?: Verif
   }
   if (err instanceof TransportError && !err.requestSent)
     throw new StepFailure(`verifier ${op} not sent: ${errorMessage(err)}`, {
+      beforeResume: true,
       hint: "Is the verifier running at the runbook's `verifier:` URL? Start it, then run again with --resume.",
     });
   if (err instanceof TransportError && (err.code === "non-json" || err.code === "bad-answer") && op === "writesOff")
     throw new StepFailure(`verifier writesOff failed: ${errorMessage(err)}`, {
+      beforeResume: true,
       hint: "The verifier's handler failed (an empty HTTP 500 is its panic: writesOff before a check had started its change readers sets the flag and can never finish). Restart the verifier and run again with --resume.",
     });
 }
