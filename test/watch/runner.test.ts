@@ -1146,4 +1146,42 @@ describe("runnerVerdict while an earlier cutover's commit may still take effect"
     expect(sent.next).not.toMatch(/^syncbook status/);
     expect(sent.left.join("\n")).not.toContain("earlier cutover");
   });
+  // readiness (src/watch/state.ts): an instance that earlier commit may have reached holds it in
+  // commit's round (RUNNING, canCommit) and is past the question, not "ready to commit"; once this
+  // cutover's own commit was sent, an earlier one is not what holds its instances, as status asks
+  // about an earlier commit only where its journal's sync has none sent
+  it("readiness: past it where that commit may have reached, not once this cutover's own commit was sent (to another instance)", () => {
+    const live = {
+      at: at(62_500),
+      instances: [
+        { index: 0, label: "a", url: "http://a", state: "RUNNING", canCommit: true, answeredAt: at(62_500) },
+        { index: 1, label: "b", url: "http://b", state: "RUNNING", canCommit: true, answeredAt: at(62_500) },
+      ],
+      copy: killedModel().fleet.copy,
+    } as unknown as Parameters<typeof buildState>[0]["live"];
+    const page = (model: ReturnType<typeof killedModel>) =>
+      buildState({
+        now: at(62_500),
+        folder: "f",
+        journals: [],
+        skippedLines: 0,
+        model,
+        live,
+        runner: runnerVerdict(input(model)),
+        // the earlier journal's URL of a, as it wrote it: found by service, not by spelling
+        earlierSentTo: ["http://a/"],
+        redact: (x) => x,
+      }).readiness.map((r) => [r.instance, r.past, r.ready]);
+    expect(page(killedModel())).toEqual([
+      ["a", "an earlier cutover's commit sent", true],
+      ["b", undefined, true],
+    ]);
+    // this cutover's commit on its way to b alone: a is not said to hold the earlier one
+    const own = page(killedModel([commitStep(), req(2500, 1, 1)]));
+    expect(own).toEqual([
+      ["a", undefined, true],
+      ["b", "commit sent", true],
+    ]);
+    expect(JSON.stringify(own)).not.toContain("earlier cutover");
+  });
 });
