@@ -74,6 +74,8 @@ export {
 } from "./read.js";
 export {
   reconcile,
+  resumeStep,
+  sentAhead,
   STOP_COUNTED_NOTE,
   type ReconcileResult,
   type ReconcileOptions,

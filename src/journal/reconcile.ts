@@ -110,6 +110,54 @@ function commitByHand(instances: readonly { instance: string }[], fleet: readonl
   return `; to each as its log allows, all at once (a commit answers only once every instance has it), a line each${masked}:\n${lines.map((l) => `    ${l}\n`).join("")}  `;
 }
 
+/**
+ * The step a resume goes on at, from the journal alone: the first that did not end ok or skipped,
+ * past each failed one the run went on past (`wentPast`: continueOnError, over, not unfinished).
+ * At the runbook's end too: no journal step lies past it (reconcile refuses that as steps-differ).
+ */
+export function resumeStep(state: JournalState): { at: number; wentPast: number[] } {
+  const status = (i: number) => state.steps.find((s) => s.index === i);
+  const done = (i: number): boolean => {
+    const f = status(i)?.finished;
+    return f === "ok" || f === "skipped";
+  };
+  const past = (i: number): boolean =>
+    status(i)?.finished === "failed" && state.steps.some((s) => s.index > i && s.started);
+  const wentPast: number[] = [];
+  let at = 0;
+  while (done(at) || past(at)) {
+    if (past(at)) wentPast.push(at);
+    at++;
+  }
+  return { at, wentPast };
+}
+
+/**
+ * A start, commit or reverse of a step the resume has not reached yet (after `resumeAt`), that may
+ * have reached an instance: an earlier journal's, carried by the --from run that wrote this one (a
+ * `--from stop-writes --to stop-writes` after a commit whose answers were lost). Going on would
+ * come to its step and send it again (an adversarial run: commit twice to both instances): the
+ * resume's "in-doubt" refusal, its words. Judged on the journal alone, whatever the fleet shows,
+ * so the readers that offer `--resume` (a run's end, `status`) ask it too, not a reading of their own.
+ */
+export function sentAhead(
+  state: JournalState,
+  runbook: Pick<RunbookIdentity, "steps" | "args">,
+  resumeAt: number,
+): { message: string; hint: string } | undefined {
+  const ahead = state.commandsSent.find(
+    (c) => c.stepIndex > resumeAt && sentOnceOnly(c.op) && c.perInstance.some((p) => p.answered !== "error"),
+  );
+  if (!ahead) return undefined;
+  const id = runbook.steps[ahead.stepIndex]?.id ?? `#${ahead.stepIndex + 1}`;
+  const next = runbook.steps[ahead.stepIndex + 1]?.id;
+  const stepName = `step ${resumeAt + 1} "${runbook.steps[resumeAt]?.id ?? `#${resumeAt + 1}`}"`;
+  return {
+    message: `${ahead.op} (step ${ahead.stepIndex + 1} "${id}") was sent${ahead.carried ? " by an earlier run of this cutover (its journal's record, carried by the --from run that wrote this one)" : ""}; answers: ${answers(ahead)}; this resume goes on at ${stepName}, before it, and would send it again on its way: a ${ahead.op} is never sent twice to an instance`,
+    hint: `see the fleet: syncbook status ${runbook.args.status}; if every instance shows the ${ahead.op} took effect, ${next ? `go on after it with: syncbook run ${runbook.args.run} --from ${next}` : "the runbook has no step after it"}; if not, find out from the service's own log which instances received /${ahead.op} and send it by hand only to those that did not, then go on after it`,
+  };
+}
+
 export function reconcile(
   state: JournalState,
   runbook: RunbookIdentity,
@@ -159,23 +207,11 @@ export function reconcile(
     }
   }
 
-  const status = (i: number) => state.steps.find((s) => s.index === i);
-  const done = (i: number): boolean => {
-    const f = status(i)?.finished;
-    return f === "ok" || f === "skipped";
-  };
-  // a failed step the run went past (continueOnError) is over, not unfinished
-  const wentPast = (i: number): boolean =>
-    status(i)?.finished === "failed" && state.steps.some((s) => s.index > i && s.started);
-  let resumeAt = 0;
-  // it stops at the runbook's end too: no journal step lies past it (refused above as steps-differ)
-  while (done(resumeAt) || wentPast(resumeAt)) {
-    if (wentPast(resumeAt))
-      notes.push(
-        `step ${resumeAt + 1} "${runbook.steps[resumeAt]!.id}" failed and the run went on past it (continueOnError): it is not run again`,
-      );
-    resumeAt++;
-  }
+  const { at: resumeAt, wentPast } = resumeStep(state);
+  for (const i of wentPast)
+    notes.push(
+      `step ${i + 1} "${runbook.steps[i]!.id}" failed and the run went on past it (continueOnError): it is not run again`,
+    );
 
   // (a runbook has a step: schema, steps minItems 1)
   if (resumeAt >= runbook.steps.length) {
@@ -271,22 +307,8 @@ export function reconcile(
   const stepName = `step ${resumeAt + 1} "${step.id}"`;
   const pending = state.commandsSent.filter((c) => c.stepIndex === resumeAt);
   const outside = state.commandsSent.filter((c) => c.stepIndex > resumeAt || c.stepIndex < 0);
-  // a start, commit or reverse of a step the resume has not reached yet, that may have reached an
-  // instance: an earlier journal's, carried by the --from run that wrote this one (a `--from
-  // stop-writes --to stop-writes` after a commit whose answers were lost). Going on would come to
-  // its step and send it again (an adversarial run: commit twice to both instances)
-  const ahead = outside.find(
-    (c) => c.stepIndex > resumeAt && sentOnceOnly(c.op) && c.perInstance.some((p) => p.answered !== "error"),
-  );
-  if (ahead) {
-    const id = runbook.steps[ahead.stepIndex]?.id ?? `#${ahead.stepIndex + 1}`;
-    const next = runbook.steps[ahead.stepIndex + 1]?.id;
-    return refuse(
-      "in-doubt",
-      `${ahead.op} (step ${ahead.stepIndex + 1} "${id}") was sent${ahead.carried ? " by an earlier run of this cutover (its journal's record, carried by the --from run that wrote this one)" : ""}; answers: ${answers(ahead)}; this resume goes on at ${stepName}, before it, and would send it again on its way: a ${ahead.op} is never sent twice to an instance`,
-      `see the fleet: syncbook status ${runbook.args.status}; if every instance shows the ${ahead.op} took effect, ${next ? `go on after it with: syncbook run ${runbook.args.run} --from ${next}` : "the runbook has no step after it"}; if not, find out from the service's own log which instances received /${ahead.op} and send it by hand only to those that did not, then go on after it`,
-    );
-  }
+  const ahead = sentAhead(state, runbook, resumeAt);
+  if (ahead) return refuse("in-doubt", ahead.message, ahead.hint);
   for (const c of outside)
     notes.push(
       `a ${c.op} sent outside the step to resume (step ${c.stepIndex + 1}, answered ${c.answered}) is only recorded, not judged`,

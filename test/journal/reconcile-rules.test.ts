@@ -5,7 +5,7 @@
  * answered what, which instances a command goes to, why a resume is refused and what to do next.
  */
 import { describe, expect, it } from "vitest";
-import { reconcile, type HookRun, type JournalState } from "../../src/journal/index.js";
+import { reconcile, resumeStep, sentAhead, type HookRun, type JournalState } from "../../src/journal/index.js";
 import { STEPS } from "../support/journal.js";
 import { FILE, RB, cmd, fleet, rb, sent, state, type Steps } from "../support/reconcile-fixtures.js";
 
@@ -340,6 +340,31 @@ describe("which commands are judged", () => {
       fleet("COMMITTED"),
     );
     expect(before.ok).toBe(true);
+  });
+
+  // the run's end and status ask it before they offer --resume (src/run/earlier.ts
+  // `resumeRefusedByOwn`): a review saw the end name another check's refusal, and status offer a
+  // --resume that "reads the fleet and adopts it", where the resume refused on the journal alone
+  it("the refusal of a command ahead is the journal's alone: sentAhead says reconcile's words whatever the fleet shows", () => {
+    const s = state(
+      ["ok", "cut"],
+      [cmd("start", 0, "ok"), { ...cmd("commit", 3, "unknown"), carried: { from: "/j/e.jsonl" } }],
+    );
+    expect(resumeStep(s)).toEqual({ at: 1, wentPast: [] });
+    const ahead = sentAhead(s, RB, 1);
+    expect(ahead?.message).toMatch(/^commit \(step 4 "commit"\) was sent by an earlier run of this cutover /);
+    for (const f of [fleet("RUNNING"), fleet("COMMITTED"), fleet("IDLE")]) {
+      const r = reconcile(s, RB, f);
+      expect(r.ok ? r : { message: r.message, hint: r.hint }).toEqual(ahead);
+    }
+    expect(sentAhead(state(["ok", "cut"], [cmd("start", 0, "ok"), cmd("commit", 3, "error")]), RB, 1)).toBeUndefined();
+    // a step the runbook as read now does not have (a reader's runbook shorter than the journal's): named by its place
+    expect(sentAhead(s, { ...RB, steps: RB.steps.slice(0, 1) }, 1)?.message).toMatch(
+      /this resume goes on at step 2 "#2", before it/,
+    );
+    // past a failed step the run went on past (continueOnError), as reconcile goes on
+    expect(resumeStep(state(["ok", "failed", "ok", "cut"]))).toEqual({ at: 3, wentPast: [1] });
+    expect(resumeStep(state(["ok", "failed"]))).toEqual({ at: 1, wentPast: [] });
   });
 
   it("two commands in the step to resume: the last one is judged, and the note lists both", () => {
