@@ -543,16 +543,17 @@ export async function execute(
       // a --to run leaves its cutover open (its journal says where it stopped): the way on
       // where --resume goes on is its journal's to say (a run that sent nothing and ran no hook is
       // passed over, and the one before it continues): status names it, not a step of this run's
-      // a --resume the folder's other journals refuse (an earlier cutover's commit that may still
-      // take effect, a journal that cannot be judged): not offered; status names the way on, as
-      // the watch page does (a review followed the --resume offered here into that refusal)
+      // a --resume refused (its own journal's commit in doubt ahead of it, carried from an earlier
+      // run of the cutover; an earlier cutover's commit that may still take effect, a journal that
+      // cannot be judged): not offered, the refusal said in the resume's words with its hint (a
+      // review followed the --resume offered here into that refusal)
       const refused =
         at >= 0 && at < steps.length - 1 && acted && how.journalFile
-          ? await (await import("../run/earlier.js")).resumeRefusedByEarlier(loaded, how.journalFile, steps[at + 1]!.id)
+          ? await (await import("../run/earlier.js")).resumeRefused(loaded, how.journalFile, steps[at + 1]!.id)
           : undefined;
       if (refused)
         next(
-          `  stopped at --to ${flags.to}; a --resume would be refused (${refused.message}). ${refused.hint ?? `See the fleet: syncbook status ${runbookArg(loaded)}`}`,
+          `  stopped at --to ${flags.to}; a --resume would be refused (${refused.message}). ${sentence(refused.hint) ?? `See the fleet: syncbook status ${runbookArg(loaded)}`}`,
         );
       else if (at >= 0 && at < steps.length - 1)
         next(
@@ -655,13 +656,11 @@ export async function execute(
           planSteps(loaded.runbook).some((st) => st.id === result.failedStep && st.bound.command !== undefined);
         const refused =
           acted && how.journalFile && result.failedStep !== undefined && !result.commitSent && !failedSends
-            ? await (
-                await import("../run/earlier.js")
-              ).resumeRefusedByEarlier(loaded, how.journalFile, result.failedStep)
+            ? await (await import("../run/earlier.js")).resumeRefused(loaded, how.journalFile, result.failedStep)
             : undefined;
         next(
           refused
-            ? `  a --resume would be refused (${refused.message}). ${refused.hint ?? `See the fleet: syncbook status ${runbookArg(loaded)}`}`
+            ? `  a --resume would be refused (${refused.message}). ${sentence(refused.hint) ?? `See the fleet: syncbook status ${runbookArg(loaded)}`}`
             : `  resume with: syncbook run ${target} --resume${acted ? "" : await resumeNote(loaded, flags.journalDir, how.journalFile)}`,
         );
       }
@@ -960,4 +959,9 @@ async function cutoverRunsBefore(
   const { joinJournals } = await import("../model/fold.js");
   const own = history && except !== undefined ? [{ file: except, events: history }] : [];
   return joinJournals([...others, ...own]).events;
+}
+
+/** A hint as a sentence after another: the reconciliation's begin in lower case ("see the fleet: …"). */
+function sentence(hint: string | undefined): string | undefined {
+  return hint && `${hint.charAt(0).toUpperCase()}${hint.slice(1)}`;
 }

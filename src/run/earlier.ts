@@ -4,7 +4,7 @@
  * `--abort`. One reading, so the three never disagree on whether commit may have been sent or
  * whether writes are still stopped.
  */
-import { dirname } from "node:path";
+import { dirname, resolve } from "node:path";
 import { instanceLabel, type CarriedCommand, type RunEvent } from "../events.js";
 import { createFleet } from "../fleet/index.js";
 import { instancesOf, type Runbook, type Step } from "../runbook/types.js";
@@ -16,10 +16,13 @@ import {
   isNothingToResume,
   journalCutover,
   journalEventRestorer,
+  resumeStep,
   runbookJournal,
+  sentAhead,
   type HookRun,
   type JournalState,
   type JournalStep,
+  type RunbookIdentity,
   type RunbookJournal,
   type UnjudgedJournal,
 } from "../journal/index.js";
@@ -55,7 +58,7 @@ import { errorMessage, ExitCode, UserError } from "../errors.js";
 
 /**
  * How the folder check's refusals end: true of the run it refuses, not of a run whose end quotes
- * what its `--resume` would meet (`resumeRefusedByEarlier`), which did send (a review).
+ * what its `--resume` would meet (`resumeRefused`), which did send (a review).
  */
 const NOTHING_SENT = "; nothing was sent";
 
@@ -1201,23 +1204,59 @@ export function earlierCommitWords(held: EarlierCommit | undefined): string | un
 }
 
 /**
- * Why the `--resume` a run's end would offer is refused by the folder's other journals, as that
- * resume asks it (`refuseSentByEarlierCutover`, run `"resume"` at step `at`: a commit of an earlier
- * cutover that may still take effect, a journal that cannot be judged, a newer cutover that acted):
- * its refusal's words, or undefined. Asked only of a run whose own journal that resume continues
- * (one that acted: `chooseJournal` passes over a journal that sent nothing and ran no hook), so
- * that the end's words are the check's, not a second reading of it (an outside review: a reading
- * of its own claimed a refusal for a resume that went on with the earlier cutover, and missed one
- * by a journal that cannot be read). Undefined when the folder cannot be read (the resume reads it
- * again).
+ * The runbook as `--resume`'s reconciliation knows it (src/journal/reconcile.ts): its text's hash,
+ * each step's id, kind and command, and the runbook as the commands its hints name (status's
+ * argument; run's with the cutover's `--var` values). One for the resume and the readers that ask
+ * its refusals.
  */
-export async function resumeRefusedByEarlier(
+export function resumeIdentity(loaded: LoadedRunbook, state: JournalState): RunbookIdentity {
+  return {
+    hash: loaded.hash,
+    steps: (loaded.runbook ? planSteps(loaded.runbook) : []).map((s) => ({
+      id: s.id,
+      kind: s.kind,
+      command: s.bound.command,
+    })),
+    args: { status: runTarget(loaded, []), run: runTarget(loaded, cutoverVars(state, loaded)) },
+  };
+}
+
+/**
+ * The refusal a `--resume` of the journal `file` (its `state`) meets on that journal alone,
+ * whatever the fleet shows: a start, commit or reverse of a step after the one it goes on at that
+ * may have reached an instance (`sentAhead`, src/journal/reconcile.ts: a `--from` run that stopped
+ * before its cutover's commit in doubt carried it), in the resume's own words. Undefined else.
+ */
+export function resumeRefusedByOwn(
+  state: JournalState,
+  loaded: LoadedRunbook,
+  file: string,
+): { message: string; hint: string } | undefined {
+  const r = sentAhead(state, resumeIdentity(loaded, state), resumeStep(state).at);
+  return r && { message: `cannot resume from ${file}: ${r.message}`, hint: r.hint };
+}
+
+/**
+ * Whether the `--resume` of this run's journal `file`, going on at step `at`, would be refused, in
+ * the order the resume asks: its own journal's command in doubt ahead of it (`resumeRefusedByOwn`,
+ * the reconciliation's), then the folder's other journals (`refuseSentByEarlierCutover`, what the
+ * resume itself asks: an earlier cutover's commit that may still take effect, a journal that cannot
+ * be judged, a newer cutover that acted): that refusal's words, or undefined. Asked only of a run
+ * whose own journal that resume continues (one that acted: `chooseJournal` passes over a journal
+ * that sent nothing and ran no hook), so that the end's words are the resume's, not a second
+ * reading of them (an outside review: a reading of its own claimed a refusal for a resume that went
+ * on with the earlier cutover, and missed one by a journal that cannot be read; a second: the end
+ * of a `--from stop-writes --to stop-writes` under its own cutover's commit in doubt named the
+ * other journals' refusal, calling its own cutover an earlier one, where the resume refuses on its
+ * own journal). Undefined when the folder cannot be read (the resume reads it again).
+ */
+export async function resumeRefused(
   loaded: LoadedRunbook,
   file: string,
   at: string,
 ): Promise<{ message: string; hint?: string } | undefined> {
-  // the folder read only where the resume's range sends a start, commit or reverse (the check
-  // refuses nothing else): a failed run's end is not delayed by a read of every journal
+  // the folder read only where the resume's range sends a start, commit or reverse (neither check
+  // refuses anything else): a failed run's end is not delayed by a read of every journal
   const steps = loaded.runbook ? planSteps(loaded.runbook) : [];
   const k = steps.findIndex((s) => s.id === at);
   if (k < 0 || ![...opsToSyncNow(steps.slice(k))].some((op) => AT_MOST_ONCE.has(op))) return undefined;
@@ -1227,16 +1266,12 @@ export async function resumeRefusedByEarlier(
       () => undefined,
     );
     const dir = dirname(file);
-    refuseSentByEarlierCutover(
-      await readFolderJournals(dir),
-      { cutover: own, file },
-      loaded,
-      dir,
-      at,
-      {},
-      "resume",
-      () => undefined,
-    );
+    const folder = await readFolderJournals(dir);
+    // its own journal as the folder's read took it (each read as the journal a run continues)
+    const mine = folder.journals.find((j) => resolve(j.file) === resolve(file));
+    const first = mine && resumeRefusedByOwn(mine.state, loaded, file);
+    if (first) return first;
+    refuseSentByEarlierCutover(folder, { cutover: own, file }, loaded, dir, at, {}, "resume", () => undefined);
     return undefined;
   } catch (err) {
     if (!(err instanceof UserError)) return undefined;

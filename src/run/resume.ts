@@ -25,6 +25,7 @@ import {
   openEarlierJournal,
   readFolderJournals,
   refuseSentByEarlierCutover,
+  resumeIdentity,
   stepToRunAgain,
   whenDiffersHint,
   openHooks,
@@ -115,16 +116,9 @@ export async function planResume(
     }));
   };
   const decide = async () =>
-    reconcile(
-      state,
-      {
-        hash: loaded.hash,
-        steps: steps.map((s) => ({ id: s.id, kind: s.kind, command: s.bound.command })),
-        args: { status: runTarget(loaded, []), run: runTarget(loaded, cutoverVars(state, loaded)) },
-      },
-      await readFleetStates(),
-      { allowChangedRunbook: opts.allowChangedRunbook },
-    );
+    reconcile(state, resumeIdentity(loaded, state), await readFleetStates(), {
+      allowChangedRunbook: opts.allowChangedRunbook,
+    });
   let r = await decide();
   // A command the interrupted run sent and never saw answered may still be on its way: if the
   // fleet does not show it yet, sending it again now would reach the service twice (the late

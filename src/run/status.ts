@@ -54,6 +54,7 @@ import {
   fleetVarNames,
   lastReverse,
   readFolderJournals,
+  resumeRefusedByOwn,
   reverseInDoubt,
   setAsideCommand,
   stopAbortCut,
@@ -224,6 +225,13 @@ export interface JournalStatus {
     aside?: string;
     resumeSendsCommit: boolean;
   };
+  /**
+   * The refusal `--resume` meets on this journal alone, whatever the fleet shows (src/run/earlier.ts
+   * `resumeRefusedByOwn`: a start, commit or reverse after the step it goes on at that may have
+   * reached an instance, carried by a `--from` run that stopped before it), in its words: no
+   * `--resume` is offered then, its refusal and hint are said instead.
+   */
+  resumeRefused?: { message: string; hint: string };
   /** Writes were stopped by an earlier run of the cutover (another journal) and still were at this run's end. */
   writesStoppedBefore?: true;
   /**
@@ -704,6 +712,21 @@ export function nextOffer(j: JournalStatus): NextOffer | undefined {
   const held =
     (open || f?.aborted) && j.commitSent !== true && j.reverseInDoubt === undefined ? j.earlierCommit : undefined;
   if (held) return earlierCommitOffer(j, held);
+  // the resume's own refusal on this journal, whatever the fleet shows (a commit in doubt carried
+  // by a --from run that stopped before it): not the --resume that "reads the fleet" and adopts it
+  // (a review followed that offer into the refusal); its words and hint, and no --abort (a commit
+  // was sent)
+  if (open && j.resumeRefused)
+    return {
+      runs: [],
+      notes: [
+        `a --resume is refused: ${j.resumeRefused.message}`,
+        j.resumeRefused.hint,
+        // (a start or reverse in doubt ahead is refused the same way: no commit to speak of then)
+        ...(j.commitSent === true ? ["no --abort: a commit was sent, and after commit nothing is undone"] : []),
+        ...(j.runbookChanged ? [RUNBOOK_CHANGED_NOTE] : []),
+      ],
+    };
   if (j.writesUndoFailed) {
     const at = j.lastStep && j.lastStep.outcome !== "ok" ? j.lastStep : undefined;
     return nextAfterFailedUndo({ number: j.writesUndoFailed.step, id: j.writesUndoFailed.id }, at);
@@ -997,6 +1020,10 @@ async function readJournalStatus(
   out.writesStopped = state.stopWritesSucceeded || endedStopped === true;
   // as --abort judges it: the sync that runs now (a reverse that took effect starts a new one)
   if (currentSyncCommit(state, false).sent) out.commitSent = true;
+  // as --resume's reconciliation refuses on the journal alone (the same function)
+  const ownRefusal = resumeRefusedByOwn(state, named, found.file ?? state.file);
+  if (ownRefusal)
+    out.resumeRefused = { message: named.redact(ownRefusal.message), hint: named.redact(ownRefusal.hint) };
   const reverseDoubt = reverseInDoubt(state);
   if (reverseDoubt !== undefined) out.reverseInDoubt = state.steps[reverseDoubt]?.id ?? `#${reverseDoubt + 1}`;
   if (endedStopped) out.writesStoppedBefore = true;

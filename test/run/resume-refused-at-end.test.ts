@@ -1,5 +1,5 @@
 /**
- * The question a run's end asks before it offers `--resume` (`resumeRefusedByEarlier`,
+ * The question a run's end asks before it offers `--resume` (`resumeRefused`,
  * src/run/earlier.ts): the resume's own check of the folder's other journals, from the step where
  * it goes on. Where the range from that step to the runbook's end sends no start, commit or
  * reverse, that check refuses nothing, so no journal is read at all (a failed run's end is not
@@ -12,7 +12,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { openJournal } from "../../src/journal/index.js";
-import { resumeRefusedByEarlier } from "../../src/run/earlier.js";
+import { resumeRefused } from "../../src/run/earlier.js";
 import { parseRunbook } from "../../src/runbook/index.js";
 import { eventFactory, inst, salesStarted, tempDir } from "../support/journal.js";
 
@@ -89,18 +89,18 @@ async function noReadAfterTheCommit(own: string): Promise<void> {
   const loaded = await parseRunbook(TEXT, "rb.yaml");
   for (const at of ["done", "hold", "nowhere"]) {
     reads.length = 0;
-    expect(await resumeRefusedByEarlier(loaded, own, at), at).toBeUndefined();
+    expect(await resumeRefused(loaded, own, at), at).toBeUndefined();
     expect(reads, at).toEqual([]);
   }
 }
 
-describe("resumeRefusedByEarlier: the run's end's question before it offers --resume", () => {
+describe("resumeRefused: the run's end's question before it offers --resume", () => {
   it("an earlier cutover's commit that may still hold refuses from a step before the commit; after the last commit no journal is read", async () => {
     const earlier = journal("A", 1, true);
     const own = journal("B", 2, false);
     const loaded = await parseRunbook(TEXT, "rb.yaml");
     reads.length = 0;
-    const refused = await resumeRefusedByEarlier(loaded, own, "wait");
+    const refused = await resumeRefused(loaded, own, "wait");
     expect(refused?.message).toMatch(
       new RegExp(
         `^cannot resume the last cutover at step "wait": the journal ${esc(earlier)} of an earlier cutover, A, shows commit \\(step 4 "commit"\\) may have reached i0`,
@@ -111,7 +111,7 @@ describe("resumeRefusedByEarlier: the run's end's question before it offers --re
     expect(reads).toContain(`${dir}/`);
     expect(reads).toContain(earlier);
     // the commit itself is still in the range: refused too
-    expect((await resumeRefusedByEarlier(loaded, own, "commit"))?.message).toMatch(
+    expect((await resumeRefused(loaded, own, "commit"))?.message).toMatch(
       /^cannot resume the last cutover at step "commit": the journal .* of an earlier cutover, A/,
     );
     await noReadAfterTheCommit(own);
@@ -122,7 +122,7 @@ describe("resumeRefusedByEarlier: the run's end's question before it offers --re
     const unreadable = join(dir, "zz.jsonl");
     mkdirSync(unreadable);
     const loaded = await parseRunbook(TEXT, "rb.yaml");
-    const refused = await resumeRefusedByEarlier(loaded, own, "wait");
+    const refused = await resumeRefused(loaded, own, "wait");
     expect(refused?.message).toMatch(
       new RegExp(
         `^cannot resume the last cutover at step "wait": the journal ${esc(unreadable)}: it cannot be read \\(EISDIR.*, which this resume would send \\(commit\\), cannot be told; nothing was sent$`,
