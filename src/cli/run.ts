@@ -651,9 +651,14 @@ export async function execute(
         // one is completed only where it did not arrive), or at a failed step that sends a command
         // (one that took effect is adopted, and the resume goes on past it: a review)
         const { planSteps } = await import("../run/plan.js");
+        // a commit step is known by commitSent, set before its first request: one that failed with
+        // none sent (refused before it, or at its prompt) is sent again, and the check asked (a
+        // review: its end offered a --resume that an earlier cutover's held commit refused)
         const failedSends =
           loaded.runbook !== undefined &&
-          planSteps(loaded.runbook).some((st) => st.id === result.failedStep && st.bound.command !== undefined);
+          planSteps(loaded.runbook).some(
+            (st) => st.id === result.failedStep && st.bound.command !== undefined && st.bound.command !== "commit",
+          );
         const refused =
           acted && how.journalFile && result.failedStep !== undefined && !result.commitSent && !failedSends
             ? await (await import("../run/earlier.js")).resumeRefused(loaded, how.journalFile, result.failedStep)

@@ -536,6 +536,16 @@ describe("--abort", () => {
     // the command it offers: the commit reaches sync2, the round closes with writes stopped, none lost
     // (from the write stop: the commit's writes-stopped interlock counts no stop of a journal that
     // holds none, and every command names this one way, as the refusals of --from and --resume do)
+    // first without --yes: its commit asks, nobody answers (no terminal), nothing is sent; its end
+    // asks the check the --resume it would offer meets (a review: it offered that --resume, which
+    // the earlier cutover's held commit refused, exit 3)
+    const asked = await run("--from", "stop-writes", "--only", "sync2");
+    expect(asked.code, asked.all).not.toBe(0);
+    expect(asked.all).toMatch(
+      /a --resume would be refused \(cannot resume the last cutover at step "commit": the journal .*\.jsonl of an earlier cutover, \S+, shows commit \(step 5 "commit"\) may have reached sync0, sync1/,
+    );
+    expect(asked.all).not.toContain("resume with:");
+    expect(totalPosts(s!), "nothing reached the service").toBe(sent);
     const on = await run("--from", "stop-writes", "--only", "sync2", "--yes");
     expect(on.code, `${all}\n--- --from stop-writes --only sync2\n${on.all}`).toBe(0);
     const st = s!.control.state();

@@ -125,7 +125,7 @@ describe("resumeRefused: the run's end's question before it offers --resume", ()
     const refused = await resumeRefused(loaded, own, "wait");
     expect(refused?.message).toMatch(
       new RegExp(
-        `^cannot resume the last cutover at step "wait": the journal ${esc(unreadable)}: it cannot be read \\(EISDIR.*, which this resume would send \\(commit\\), cannot be told; nothing was sent$`,
+        `^cannot resume the last cutover at step "wait": the journal ${esc(unreadable)}: it cannot be read \\(EISDIR.*, which this resume would send \\(commit\\), cannot be told$`,
       ),
     );
     expect(refused?.hint).toContain(`mv ${unreadable} ${unreadable}.set-aside`);
