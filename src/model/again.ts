@@ -93,13 +93,19 @@ export function runAgainAfterCommit(m: CutoverModel, traits: WindowKindTraits): 
 /**
  * What the `--resume` that runs the last step again needs done first, as its failure said: a hint
  * its step marked so (src/steps/kit/context.ts `StepFailure.beforeResume`: restart the verifier,
- * check the fleet by hand), else none. One rule for status and the watch page.
+ * check the fleet by hand) of the last run (`lastRun`), else none. One rule for status and the watch page.
  */
 export function resumeFirst(
   steps: readonly Pick<ModelStep, "index" | "id" | "outcome" | "attempts" | "hint" | "hintBeforeResume">[],
+  lastRun: number | undefined,
 ): { number: number; id: string; hint: string } | undefined {
   const last = steps.filter((s) => s.attempts.length > 0).at(-1);
-  return last?.outcome === "failed" && last.hint !== undefined && last.hintBeforeResume === true
+  // the last run's failure only: an earlier run's (a --to run after it stopped short of that step)
+  // is not where the resume goes on (a review saw a commit's hint from the run before)
+  return last?.outcome === "failed" &&
+    last.attempts.at(-1)?.run === lastRun &&
+    last.hint !== undefined &&
+    last.hintBeforeResume === true
     ? { number: last.index + 1, id: last.id, hint: last.hint }
     : undefined;
 }

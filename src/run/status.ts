@@ -979,7 +979,7 @@ async function readJournalStatus(
       ...(last.outcome !== "running" && last.outcome !== "pending" ? { outcome: last.outcome } : {}),
       ...(traitsOf(last.kind).waitsFor === "person" ? { asksPerson: true as const } : {}),
       ...(last.outcome === "failed" && last.hint !== undefined ? { hint: named.redact(last.hint) } : {}),
-      ...(resumeFirst(model.steps) !== undefined ? { hintBeforeResume: true as const } : {}),
+      ...(resumeFirst(model.steps, lastRun) !== undefined ? { hintBeforeResume: true as const } : {}),
     };
   const cmd = state.commandsSent.at(-1);
   if (cmd)

@@ -11,7 +11,13 @@
 import { instanceLabel } from "../events.js";
 import type { CutoverModel } from "../model/contract.js";
 import { CUT_OFF_WORDS, cutOff, syncCommits } from "../model/fold.js";
-import { resumeFirst, runAgainAfterCommit, stopAgainBefore, stoppedInCommitAhead } from "../model/again.js";
+import {
+  commitAhead,
+  resumeFirst,
+  runAgainAfterCommit,
+  stopAgainBefore,
+  stoppedInCommitAhead,
+} from "../model/again.js";
 import { traitsOf } from "../steps/index.js";
 import { stoppedInCommitWords } from "../fleet/index.js";
 import { formatDuration } from "../runbook/duration.js";
@@ -147,7 +153,7 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
   // a step that asks the interlock still ahead of a plain --resume (the one rule, as status says it)
   const refusesAhead = stoppedInCommitAhead(m.steps, traitsOf, m.cutoverValues?.vars);
   const sicRefused = sic !== undefined && refusesAhead && m.decisions.some((d) => d.check === "stopped-in-commit");
-  const first = resumeFirst(m.steps);
+  const first = resumeFirst(m.steps, run.n);
   const resume = sicRefused
     ? `syncbook run ${rb} ${STOPPED_IN_COMMIT_RESTART.args}${vars}   (${STOPPED_IN_COMMIT_NOTE}: ${STOPPED_IN_COMMIT_RESTART.does}); or syncbook run ${rb} ${STOPPED_IN_COMMIT_RESUME.args}${vars}   (${[...(resumeChanged ? [RUNBOOK_CHANGED_NOTE] : []), STOPPED_IN_COMMIT_RESUME.does].join("; ")})`
     : resumeWith(
@@ -197,10 +203,23 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
     restop && noCommit
       ? `syncbook run ${rb} --from ${restop.id}${vars}   (${RESTOP_DOES}); or syncbook run ${rb} --abort${vars}   (${abortDoes(undefined)})`
       : undefined;
+  // this cutover's commit in doubt, sent by an earlier run than the last, which did not reach the
+  // commit step: a --resume goes on before it and is refused on the journal alone, whatever the
+  // fleet shows (src/journal/reconcile.ts `sentAhead`, as status says it: `resumeRefused`), and an
+  // --abort after a commit too (a review: the page offered that --resume after a --to run)
+  const commitStep = m.steps.find((s) => traitsOf(s.kind).command === "commit");
+  const doubtAhead =
+    m.cutover.commitInDoubt !== undefined &&
+    !m.cutover.committed &&
+    commitStep !== undefined &&
+    commitStep.attempts.at(-1)?.run !== run.n &&
+    commitAhead(m.steps, traitsOf, m.cutoverValues?.vars);
   const statusFirst =
     earlier !== undefined
       ? `syncbook status ${rb}   (it names the way on while an earlier cutover's commit may hold, as said above: a --resume that sends a commit, or an --abort that turns writes back on, is refused meanwhile)`
-      : undefined;
+      : doubtAhead
+        ? `syncbook status ${rb}   (this cutover's commit, sent by an earlier run, is in doubt ahead of where a --resume goes on: that --resume is refused, whatever the fleet shows, and so is an --abort; status says the refusal and the way on)`
+        : undefined;
   const abortFirst =
     statusFirst ??
     (undoOwed

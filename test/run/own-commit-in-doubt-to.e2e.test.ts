@@ -14,7 +14,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { cli } from "../support/run.js";
+import { cli, watchState } from "../support/run.js";
 import {
   cleanedUpAfterAll,
   CLI_CUTOVER_DEFAULTS,
@@ -96,6 +96,12 @@ describe("a --to run of a cutover whose own commit is in doubt", () => {
       const j = (JSON.parse(json.stdout) as { journal: { resumeRefused?: { message: string } } }).journal;
       expect(j.resumeRefused?.message, json.all).toBe(said![1]);
 
+      // the watch page, from the same journals: status first, not that --resume (nor an earlier
+      // run's failure hint as if the resume ran its step again)
+      const page = (await watchState(["rb.yaml"], dir)).runner;
+      expect(page.next, JSON.stringify(page)).toBe(
+        "syncbook status rb.yaml   (this cutover's commit, sent by an earlier run, is in doubt ahead of where a --resume goes on: that --resume is refused, whatever the fleet shows, and so is an --abort; status says the refusal and the way on)",
+      );
       // the --resume offered before, run: refused in those very words, nothing sent
       const resume = await run(["--resume", "--yes"]);
       log += `\n--- --resume\n${resume.all}`;

@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/events.js";
 import { CutoverFold } from "../../src/model/fold.js";
+import { resumeFirst } from "../../src/model/again.js";
 import { traitsOf } from "../../src/steps/index.js";
 import { runnerVerdict, stateLeft, type RunnerInput } from "../../src/watch/runner.js";
 import { buildState } from "../../src/watch/state.js";
@@ -232,6 +233,17 @@ describe("runnerVerdict", () => {
       "syncbook run rb.yaml --resume   (first, as step 2 hold's failure said: Restart the verifier with --clean, then --resume.)",
     );
     expect(failedWith({}).next).toBe("syncbook run rb.yaml --resume");
+    // the last run's failure only: a later run (a --to run short of that step) goes on elsewhere
+    const failedStep = {
+      index: 4,
+      id: "commit",
+      outcome: "failed" as const,
+      attempts: [{ run: 1, startedAt: 0, outcome: "failed" as const }],
+      hint: "Check those instances' progress by hand; then --resume.",
+      hintBeforeResume: true as const,
+    };
+    expect(resumeFirst([failedStep], 1)).toEqual({ number: 5, id: "commit", hint: failedStep.hint });
+    expect(resumeFirst([failedStep], 2)).toBeUndefined();
   });
 
   it("finished ok and committed past a step after the commit that failed (continueOnError): --from that step", () => {
