@@ -90,7 +90,10 @@ describe("the commands offered after a run with --journal-dir", () => {
     // the watch page's way on (what the dead-man's switch pages too): given the runbook and the
     // folder, and given the journal folder alone (the --journal-dir its run journaled)
     for (const target of [[c.file, "--journal-dir", "j"], [join("j", "crash")]])
-      expect((await watchPage(target, c.dir)).runner.next, target.join(" ")).toBe(resume);
+      // with what the commit's failure said to do first (its hint marked so: StepFailure beforeResume)
+      expect((await watchPage(target, c.dir)).runner.next, target.join(" ")).toBe(
+        `${resume}   (first, as step 5 commit's failure said: Check those instances' progress by hand before anything else; then run again with --resume, which reads the fleet before sending anything.)`,
+      );
     // the report of that journal keeps it for the commands it offers
     const rebuilt = await cli(["report", join("j", "crash"), "--out", "rep"], { cwd: c.dir });
     expect(rebuilt.code, rebuilt.all).toBe(0);
