@@ -499,7 +499,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
 
 /** What sending commit does, said where --step asks about it. */
 function pointOfNoReturn(instances: number): string {
-  return `this step sends commit to ${instances === 1 ? "1 instance" : `${instances} instances`}; once sent nothing is undone: the write stop's undo is disarmed, and the application writes to the destination once canWrite is true`;
+  return `this step sends commit to ${instances === 1 ? "1 instance" : `${instances} instances`}; once sent nothing is undone: the write stop's undo is disarmed, and the application writes to the destination once it takes writes (canWrite true on the first process, or every instance COMMITTED)`;
 }
 
 function skipReason(

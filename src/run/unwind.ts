@@ -349,7 +349,7 @@ function writesKeptOff(
     return {
       committed: true,
       reason: `the undo of ${step} was not run, so application writes stay STOPPED: a commit has taken effect on the fleet (${verdict.reason}), sent outside this run (by hand, or by another runner): writes turned back on at the source now would be lost`,
-      hint: `Do not turn the source's writes back on. See where the fleet is (syncbook status ${named}); once canWrite is true (or every instance is COMMITTED), move the application to the destination.`,
+      hint: `Do not turn the source's writes back on. See where the fleet is (syncbook status ${named}); once the destination takes writes (canWrite true on the first process, which the runbook marks startedFirst: another process's canWrite is not valid; else every instance COMMITTED), move the application to the destination.`,
     };
   return {
     committed: false,
