@@ -159,10 +159,11 @@ export const commit: StepKindDef<CommitBody> = {
   },
   async run(ctx) {
     const { memory, runbook } = ctx.run;
+    const stopped = memory.writesStopped || runbook.writesStoppedExternally === true;
     checkInterlock(
       ctx,
       "writes-stopped",
-      memory.writesStopped || runbook.writesStoppedExternally === true,
+      stopped,
       memory.writesStopped
         ? "a stopWrites step of this cutover held, and no undo of it ran since"
         : runbook.writesStoppedExternally
@@ -190,6 +191,9 @@ export const commit: StepKindDef<CommitBody> = {
           : `application writes are not seen stopped now: ${seen.detail}`,
         "Stop the application's writes (or find out why the check fails), then run this commit again (`--resume`); nothing was sent.",
       );
+    // let through by --force=writes-stopped (either refusal above): sent with writes not known
+    // stopped, and so journaled (the forced decision, src/journal/state.ts)
+    const writesForced = !stopped || seen?.stopped === false;
     // completing a split commit: the refusals being completed are the reason for it, not a bar to it
     const forgiven = ctx.targets?.forgive ?? [];
     const errors = memory.serviceErrors.filter((e) => !(e.op === "commit" && forgiven.includes(e.instance)));
@@ -241,6 +245,8 @@ export const commit: StepKindDef<CommitBody> = {
         beforeSend: () => {
           // from here on nothing is undone: writes may already be going to the destination
           memory.commitSent = true;
+          // never cleared by a later send: the writes that flowed during this one stay unverified
+          if (writesForced) memory.commitWritesForced = true;
           ctx.run.plugins.undo.disarm();
         },
       });

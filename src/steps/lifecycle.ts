@@ -178,6 +178,7 @@ export function lifecycle(op: Op): StepKindDef<LifecycleBody> {
         // the sync runs the other way now: its commit needs its own write stop
         memory.writesStopped = false;
         ctx.run.memory.commitSent = false;
+        delete ctx.run.memory.commitWritesForced;
         ctx.run.memory.commitAccepted = false;
         delete ctx.run.memory.commitRefused;
         ctx.run.memory.reversed = ctx.id;

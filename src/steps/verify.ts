@@ -35,7 +35,7 @@ import {
   type Restarted,
   type VerifierTools,
 } from "./kit/verifier.js";
-import { filteredWords, verifierEarned, WRITES_OFF_FORCED } from "./kit/earned.js";
+import { COMMIT_WRITES_FORCED, filteredWords, verifierEarned, WRITES_OFF_FORCED } from "./kit/earned.js";
 import { forgetVerification } from "../api/verifier-memory.js";
 import {
   VERIFY_AFTER_REVERSE,
@@ -231,23 +231,38 @@ async function writesOff(ctx: StepContext, t: VerifierTools): Promise<{ states: 
   return { states: met };
 }
 
-/** A stopWrites held in this run, the runbook says writes are stopped another way, or a commit was sent. */
+/**
+ * A stopWrites held in this run, the runbook says writes are stopped another way, or a commit was
+ * sent that its writes-stopped interlock let through unforced. Fail safe: a commit sent past a
+ * forced one says nothing of the writes (before 1.20, or without enableUserWriteBlocking, the
+ * service does not block the source's writes after commit), and writesOff goes only "after writes
+ * on the source have stopped" (the verifier's README workflow).
+ */
 function writesKnownStopped(ctx: StepContext): boolean {
   const { memory, runbook } = ctx.run;
-  return memory.writesStopped || runbook.writesStoppedExternally === true || memory.commitSent;
+  return (
+    memory.writesStopped ||
+    runbook.writesStoppedExternally === true ||
+    (memory.commitSent && memory.commitWritesForced !== true)
+  );
 }
 
 /** writesOff tells the verifier that writes to the source have stopped: only when they have. */
 function writesStoppedInterlock(ctx: StepContext): void {
   const stopped = writesKnownStopped(ctx);
+  const forcedCommit = ctx.run.memory.commitSent && !stopped;
   checkInterlock(
     ctx,
     "writes-stopped",
     stopped,
     stopped
       ? "writes are stopped: the verifier may be told so (writesOff)"
-      : "writesOff tells the verifier that writes have stopped, and no stopWrites step has succeeded in this run",
-    "Run verify after stopWrites and commit (the documented order), or set `writesStoppedExternally: true` if writes are stopped another way.",
+      : forcedCommit
+        ? `writesOff tells the verifier that writes have stopped, and ${COMMIT_WRITES_FORCED}`
+        : "writesOff tells the verifier that writes have stopped, and no stopWrites step has succeeded in this run",
+    forcedCommit
+      ? `Stop the application's writes, declare \`writesStoppedExternally: true\` in the runbook, then \`syncbook run ${ctx.run.target} --resume --allow-changed-runbook\`: writesOff goes once they have stopped, and the verifier compares what the commit left. Or \`syncbook run ${ctx.run.target} --resume --force=writes-stopped\`: this step runs, and the cutover stays not verified.`
+      : "Run verify after stopWrites and commit (the documented order), or set `writesStoppedExternally: true` if writes are stopped another way.",
   );
 }
 

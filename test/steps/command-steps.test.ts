@@ -209,11 +209,31 @@ describe("commit", () => {
     expect(s.f.sent).toEqual([[0]]);
   });
 
-  it("[design] --force=writes-stopped: forced, recorded, sent", async () => {
+  it("[design] --force=writes-stopped: forced, recorded, sent, and remembered as sent with writes not known stopped", async () => {
     const s = setup({ sends: [{}], reads: each(ready) }, { writesStopped: false, force: ["writes-stopped"] });
     await commit.run(s.ctx, {});
     expect(s.check("writes-stopped")).toMatchObject([{ ok: true, kind: "force" }]);
     expect(s.f.sent).toEqual([[0]]);
+    // verify's writes-stopped interlock does not count this commit (src/steps/verify.ts)
+    expect(s.ctx.run.memory.commitWritesForced).toBe(true);
+  });
+
+  it("--force=writes-stopped not needed (a stop held): the commit is not remembered as forced", async () => {
+    const s = setup({ sends: [{}], reads: each(ready) }, { force: ["writes-stopped"] });
+    await commit.run(s.ctx, {});
+    expect(s.check("writes-stopped")).toMatchObject([{ ok: true, kind: "interlock" }]);
+    expect(s.ctx.run.memory.commitSent).toBe(true);
+    expect(s.ctx.run.memory.commitWritesForced).toBeUndefined();
+  });
+
+  it("forced past writes-stopped, refused by a later interlock: nothing sent, nothing remembered as forced", async () => {
+    const s = setup(
+      { sends: [{}], reads: each({ state: "RUNNING", canCommit: false }) },
+      { writesStopped: false, force: ["writes-stopped"] },
+    );
+    await failure(commit.run(s.ctx, {}));
+    expect(s.f.sent).toEqual([[]]);
+    expect(s.ctx.run.memory.commitWritesForced).toBeUndefined();
   });
 
   it("[design] an instance answered with an error earlier: refused (no-errors), naming it", async () => {
@@ -496,7 +516,12 @@ describe("pause, resume, reverse", () => {
     const s = setup({ sends: [{}], reads: each({ state: "COMMITTED" }) });
     s.ctx.run.memory.identity.direction = { source: "cluster0", destination: "cluster1", from: "the start step s" };
     // a commit the sync before refused everywhere says nothing of the new sync's
-    Object.assign(s.ctx.run.memory, { commitSent: true, commitAccepted: true, commitRefused: true });
+    Object.assign(s.ctx.run.memory, {
+      commitSent: true,
+      commitAccepted: true,
+      commitRefused: true,
+      commitWritesForced: true,
+    });
     s.ctx.run.memory.verifier = { check: { answered: "ok", at: 1 }, verified: { at: 2, generation: 3 } };
     await lifecycle("reverse").run(s.ctx, {});
     // the verification so far compared the sync before it
@@ -505,6 +530,8 @@ describe("pause, resume, reverse", () => {
     expect(s.ctx.run.memory.commitSent).toBe(false);
     expect(s.ctx.run.memory.commitAccepted).toBe(false);
     expect(s.ctx.run.memory.commitRefused).toBeUndefined();
+    // the new sync's commit has its own writes-stopped interlock
+    expect(s.ctx.run.memory.commitWritesForced).toBeUndefined();
     // the run's end says "not committed since the reverse (step cmd)"
     expect(s.ctx.run.memory.reversed).toBe("cmd");
     expect(s.undo.rearm).toHaveBeenCalledTimes(1);

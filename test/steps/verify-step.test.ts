@@ -79,6 +79,8 @@ interface Setup extends VContextOptions {
   writesStopped?: boolean;
   external?: boolean;
   commitSent?: boolean;
+  /** That commit went past its forced writes-stopped interlock. */
+  commitWritesForced?: boolean;
 }
 
 /** A verify step over a scripted verifier and fleet, with the run's memory as the test sets it. */
@@ -88,6 +90,7 @@ function setup(script: VScript, o: Setup = {}) {
   const { ctx, events } = verifierContext(f.fleet, v.verifier, o);
   ctx.run.memory.writesStopped = o.writesStopped ?? true;
   ctx.run.memory.commitSent = o.commitSent ?? false;
+  if (o.commitWritesForced !== undefined) ctx.run.memory.commitWritesForced = o.commitWritesForced;
   if (o.external !== undefined) Object.assign(ctx.run.runbook, { writesStoppedExternally: o.external });
   const decisions = () => events.filter((e): e is Decision => e.type === "decision");
   const logs = (level: Log["level"]) =>
@@ -366,6 +369,55 @@ describe("verify: the writes-stopped interlock, before writesOff", () => {
       reason: "writes are stopped: the verifier may be told so (writesOff)",
     });
     expect(s.v.ops()).toEqual(["check", "writesOff"]);
+  });
+
+  // an outside conformance review: the stopWrites hook failed, `--resume --force=writes-stopped`
+  // sent the commit with writes flowing, and verify passed its interlock on that commit alone,
+  // sent writesOff and said "verified"
+  it("a commit sent past its forced writes-stopped interlock: refused before anything is sent or read, saying why and the way on", async () => {
+    const s = setup({ progress: documented() }, { writesStopped: false, commitSent: true, commitWritesForced: true });
+    const e = await failure(s.run());
+    expect(e.reason).toBe("interlock");
+    expect(e.message).toBe(
+      "refused (writes-stopped): writesOff tells the verifier that writes have stopped, and this sync's commit was sent with the application's writes not known stopped (its writes-stopped interlock was forced), and no stopWrites step has held since",
+    );
+    expect(e.hint).toBe(
+      "Stop the application's writes, declare `writesStoppedExternally: true` in the runbook, then `syncbook run rb.yaml --resume --allow-changed-runbook`: writesOff goes once they have stopped, and the verifier compares what the commit left. Or `syncbook run rb.yaml --resume --force=writes-stopped`: this step runs, and the cutover stays not verified.",
+    );
+    // it names a runbook edit and its own commands: no plain --resume's to-do (StepFailure.beforeResume)
+    expect(e.beforeResume).toBe(false);
+    expect(s.v.ops()).toEqual([]);
+    expect(s.v.reads).toBe(0);
+    expect(s.f.reads).toBe(0);
+    expect(s.decisions()).toMatchObject([{ kind: "interlock", check: "writes-stopped", ok: false }]);
+  });
+
+  it("a commit sent past its forced interlock, verify forced too: writesOff said as forced, and not verified", async () => {
+    const s = setup(
+      { progress: documented() },
+      { writesStopped: false, commitSent: true, commitWritesForced: true, force: ["writes-stopped"] },
+    );
+    const e = await failure(s.run());
+    expect(s.decisions()[0]).toMatchObject({ kind: "force", ok: true, check: "writes-stopped" });
+    expect(s.of("verifier.writesOff")).toMatchObject([{ forced: true }]);
+    expect(s.m.writesOffForced).toBe(true);
+    expect(s.m.verified).toBeUndefined();
+    expect(e.message).toBe(`not verified: ${WRITES_OFF_FORCED} (${describeVerifier(PASSED)})`);
+  });
+
+  it.each([
+    ["a stopWrites step held", { writesStopped: true }],
+    ["writesStoppedExternally", { external: true }],
+    ["the commit's interlock was not forced", { commitWritesForced: false }],
+  ] as const)("a commit sent, %s: writesOff goes unforced, verified", async (_, o) => {
+    const s = setup(
+      { progress: documented() },
+      { writesStopped: false, commitSent: true, commitWritesForced: true, ...o },
+    );
+    await s.run();
+    expect(s.decisions()[0]).toMatchObject({ kind: "interlock", check: "writes-stopped", ok: true });
+    expect(s.of("verifier.writesOff")[0]).not.toHaveProperty("forced");
+    expect(s.m.verified).toBeDefined();
   });
 
   it("writesStoppedExternally false is not a stop", async () => {

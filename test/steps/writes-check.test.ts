@@ -401,6 +401,8 @@ describe("commit reads the switch right before it is sent", () => {
     expect(
       events.some((e) => e.type === "decision" && e.kind === "force" && /not seen stopped now/.test(e.reason)),
     ).toBe(true);
+    // sent with writes seen flowing: not a commit verify may count as writes stopped
+    expect(ctx.run.memory.commitWritesForced).toBe(true);
   });
 
   it("the check passes: said so, then the fleet is read and commit sent", async () => {
@@ -412,6 +414,7 @@ describe("commit reads the switch right before it is sent", () => {
       "a stopWrites step of this cutover held, and no undo of it ran since",
       "application writes are seen stopped now: the check of step 1 (a) passed",
     ]);
+    expect(ctx.run.memory.commitWritesForced).toBeUndefined();
   });
 
   it("no check and no probe: no second decision, commit goes on the journal's word", async () => {

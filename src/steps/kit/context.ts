@@ -49,6 +49,12 @@ export interface RunMemory {
   writesStopped: boolean;
   /** Commit was sent (undo is disarmed from then on). */
   commitSent: boolean;
+  /**
+   * A commit of the sync that runs now was sent past its forced `writes-stopped` interlock
+   * (`--force=writes-stopped`): the application's writes were not known stopped for it, so
+   * `commitSent` does not say they are (the verify step's writesOff goes only after they have).
+   */
+  commitWritesForced?: boolean;
   /** At least one instance accepted commit (or was seen committing): the cutover happened. */
   commitAccepted: boolean;
   /**

@@ -251,13 +251,21 @@ export function memoryWhyNot(m: VerifierMemory, need: VerifierNeed): string | un
   return undefined;
 }
 
+/** What a forced `writes-stopped` interlock let through was sent with: one wording, for writesOff and commit. */
+const FORCED_WRITES = "with the application's writes not known stopped (its writes-stopped interlock was forced)";
+
 /**
  * A writesOff sent past the `writes-stopped` interlock: the verifier compares nothing written after
  * it ("after writes on the source have stopped", the verifier's README workflow; service facts),
  * so its result verifies nothing of a source still written to.
  */
-export const WRITES_OFF_FORCED =
-  "this cutover's writesOff was sent with the application's writes not known stopped (its writes-stopped interlock was forced): the verifier never compares writes after it, so no result of it verifies this cutover";
+export const WRITES_OFF_FORCED = `this cutover's writesOff was sent ${FORCED_WRITES}: the verifier never compares writes after it, so no result of it verifies this cutover`;
+
+/**
+ * A commit sent past its forced `writes-stopped` interlock (`RunMemory.commitWritesForced`): the
+ * verify step does not count it as writes stopped, and refuses writesOff for it.
+ */
+export const COMMIT_WRITES_FORCED = `this sync's commit was sent ${FORCED_WRITES}, and no stopWrites step has held since`;
 
 /**
  * Whether `p` is this cutover's check and this cutover's verification result, each with why not
