@@ -94,6 +94,8 @@ export interface RunEventMap {
       from: string;
       writesStopped: boolean;
       commitSent: boolean;
+      /** That commit went past its forced `writes-stopped` interlock (`RunMemory.commitWritesForced`). */
+      commitWritesForced?: true;
       commitAccepted: boolean;
       /**
        * The start, commit and reverse of the sync that runs now that `from` recorded, each with

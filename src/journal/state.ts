@@ -59,6 +59,11 @@ export interface SentCommand {
   answered: Answer;
   perInstance: InstanceAnswer[];
   /**
+   * A commit its step let through past a forced `writes-stopped` interlock (the step's `decision`
+   * of kind `force` before its requests): sent with the application's writes not known stopped.
+   */
+  writesForced?: true;
+  /**
    * Recorded by an earlier journal of the cutover, carried by the `--from` run that wrote this one
    * (`run.started.carried.commands`); `from`: that journal (`run.started.carried.from`), so that a
    * reader names the run that sent it, not this one.
@@ -117,7 +122,7 @@ export interface JournalState {
    * A commit an earlier journal of the cutover recorded, as the `--from` run that wrote this one
    * counted it (`run.started.carried`): before every command of this journal.
    */
-  carriedCommit?: { sent: boolean; accepted: boolean };
+  carriedCommit?: { sent: boolean; accepted: boolean; writesForced?: true };
   /** Hooks that ran (not undo calls), in order. */
   hooksRan: HookRun[];
   /** Every hook and undo call with a token (journals since orphan tracking), in order. */
@@ -294,6 +299,8 @@ export async function readJournalState(
   /** The events are an `--abort` run's (its `run.started` said so). */
   let inAbort = false;
   let carriedCommit: JournalState["carriedCommit"];
+  /** The step whose `writes-stopped` interlock this writer forced (a step runs once per run): a commit it sends is `writesForced`. */
+  let commitForced: number | undefined;
   let finished: JournalState["finished"];
   let instances: JournalState["instances"];
   let vars: JournalState["vars"];
@@ -356,6 +363,7 @@ export async function readJournalState(
     closeFan();
     witnessedTo(v.witnessedSeq);
     running = [];
+    commitForced = undefined;
     requests.clear();
     verifier.newWriter();
   };
@@ -404,7 +412,12 @@ export async function readJournalState(
         // --abort of that journal), live in the other journal, which this one cannot see
         if (isObject(e.carried)) {
           const accepted = e.carried.commitAccepted === true;
-          if (accepted || e.carried.commitSent === true) carriedCommit = { sent: true, accepted };
+          if (accepted || e.carried.commitSent === true)
+            carriedCommit = {
+              sent: true,
+              accepted,
+              ...(e.carried.commitWritesForced === true ? { writesForced: true } : {}),
+            };
           // the earlier journal's commands, per instance, before every command of this one
           const from = typeof e.carried.from === "string" ? { from: e.carried.from } : {};
           for (const c of Array.isArray(e.carried.commands) ? (e.carried.commands as unknown[]) : []) {
@@ -461,6 +474,7 @@ export async function readJournalState(
           b = { cmd: { op, stepIndex }, sends: new Map() };
           commands.push(b);
         }
+        if (op === "commit" && commitForced === stepIndex) b.cmd.writesForced = true;
         const instance =
           isObject(e.instance) && typeof e.instance.index === "number"
             ? instanceKey(e.instance as unknown as InstanceRef)
@@ -493,7 +507,8 @@ export async function readJournalState(
           const sends = new Map<string, undefined[]>();
           for (const i of Array.isArray(e.instances) ? e.instances : [])
             sends.set(keyOfLabel.get(String(i)) ?? String(i), [undefined]);
-          commands.push({ cmd: { op: "commit", stepIndex: index }, sends });
+          const forced = commitForced === index ? { writesForced: true as const } : {};
+          commands.push({ cmd: { op: "commit", stepIndex: index, ...forced }, sends });
         }
         return;
       }
@@ -501,6 +516,10 @@ export async function readJournalState(
         hookCalls.apply(e);
         return;
       case "decision":
+        // a step's writes-stopped interlock forced: a commit it sends goes with writes not known
+        // stopped (src/steps/commit.ts `commitWritesForced`), and no verify may count it as writes
+        // stopped, after a restart too
+        if (e.kind === "force" && e.check === "writes-stopped") commitForced = Number(e.index);
         // the abort kept writes stopped on purpose (the fleet or the journal ruled the undo out):
         // nothing it marked was undone or handed over. Only the abort's own: a later run's unwind
         // that keeps writes off says nothing of what the abort did

@@ -65,6 +65,7 @@ export interface ResumePlan {
       RunMemory,
       | "writesStopped"
       | "commitSent"
+      | "commitWritesForced"
       | "commitAccepted"
       | "serviceErrors"
       | "split"

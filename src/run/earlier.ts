@@ -215,6 +215,11 @@ export interface CommitEvidence {
   sent: boolean;
   /** Some instance accepted it: the cutover happened (or is happening). */
   accepted: boolean;
+  /**
+   * A commit that counts as sent went past its forced `writes-stopped` interlock (`SentCommand.writesForced`,
+   * or a carried one): the run's `commitWritesForced`, which keeps verify from counting it as writes stopped.
+   */
+  writesForced?: true;
 }
 
 /**
@@ -1343,19 +1348,26 @@ export function opsToSyncNow(steps: readonly PlannedStep[]): Set<string> {
 /** The commands the service takes once per sync: sent twice, the second may reach it too. */
 const AT_MOST_ONCE = new Set(["start", "commit", "reverse"]);
 
+/** The run's memory of a commit let through past a forced `writes-stopped` interlock: carried by a `--from` run, as a resume does. */
+function forcedOf(commit: CommitEvidence): { commitWritesForced?: true } {
+  return commit.writesForced ? { commitWritesForced: true } : {};
+}
+
 function evidenceOf(
   state: JournalState,
   commands: JournalState["commandsSent"],
   carried: CommitEvidence | undefined,
 ): CommitEvidence {
   const commits = commands.filter((c) => c.op === "commit");
+  const sent = (c: JournalState["commandsSent"][number]): boolean =>
+    endedOk(state, c) || c.perInstance.some((p) => p.answered !== "error");
+  const forced = carried?.writesForced === true || commits.some((c) => c.writesForced === true && sent(c));
   return {
-    sent:
-      carried?.sent === true ||
-      commits.some((c) => endedOk(state, c) || c.perInstance.some((p) => p.answered !== "error")),
+    sent: carried?.sent === true || commits.some(sent),
     accepted:
       carried?.accepted === true ||
       commits.some((c) => endedOk(state, c) || c.perInstance.some((p) => p.answered === "ok")),
+    ...(forced ? { writesForced: true as const } : {}),
   };
 }
 
@@ -1510,7 +1522,7 @@ export async function fromJournal(
         done: new Map(),
         carriedFrom: commit.file,
         ...carriedAtMostOnce(commit.state, loaded),
-        memory: { writesStopped: false, commitSent: true, commitAccepted: commit.accepted },
+        memory: { writesStopped: false, commitSent: true, commitAccepted: commit.accepted, ...forcedOf(commit) },
         ...(at >= 0 ? cutoverValuesOf(cutoverValuesFrom(commit.state, loaded, at)) : {}),
       };
     }
@@ -1590,7 +1602,7 @@ export async function fromJournal(
       done: new Map(),
       carriedFrom: file,
       ...carriedAtMostOnce(state, loaded),
-      memory: { writesStopped: false, commitSent: true, commitAccepted: commit.accepted },
+      memory: { writesStopped: false, commitSent: true, commitAccepted: commit.accepted, ...forcedOf(commit) },
       ...(fromIndex >= 0 ? cutoverValuesOf(cutoverValuesFrom(state, loaded, fromIndex)) : {}),
     };
   }
@@ -1599,7 +1611,7 @@ export async function fromJournal(
     return ignored("records a run that finished ok (its cutover ended with it)");
   if (afterCommit)
     say(
-      `journal: ${file} records this cutover committed (its last run finished ok): --from ${from} comes after its commit, which counts (writes were stopped for it: the verifier may be told so)`,
+      `journal: ${file} records this cutover committed (its last run finished ok): --from ${from} comes after its commit, which counts (${currentSyncCommit(state, false).writesForced ? "its writes-stopped interlock was forced: writes are not known stopped for the verifier" : "writes were stopped for it: the verifier may be told so"})`,
     );
   // the operator called that cutover off: a --from run after it is a new cutover (its own id), and
   // says so, or its journal lines below would read as going on with the one called off
@@ -1646,6 +1658,7 @@ export async function fromJournal(
       writesStopped: stopped,
       commitSent: commit.sent,
       commitAccepted: commit.accepted,
+      ...forcedOf(commit),
       // the cutover's check and writesOff, as --resume carries them (src/run/resume.ts): without
       // them this run's verify refused the check this very cutover started before the commit, and
       // the documented way to finish a split commit (`--from commit --only`) ended committed and

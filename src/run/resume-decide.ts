@@ -35,6 +35,8 @@ export interface ResumeDecision {
     reversed?: string;
     reverseInDoubt?: string;
     commitSent: boolean;
+    /** That commit went past its forced `writes-stopped` interlock: verify does not count it as writes stopped. */
+    commitWritesForced?: true;
     commitAccepted: boolean;
     serviceErrors: { instance: string; op: string; error: string }[];
   };
@@ -152,6 +154,8 @@ export function decideResume(
       // the sync that runs now (a reverse starts a new one): the verdict and commit's interlocks
       // go by it, as a run's memory after its reverse step does; the undos above go by any commit
       commitSent: adoptedCommit || current.sent,
+      // that commit let through by a forced writes-stopped interlock: never writes known stopped
+      ...(current.writesForced ? { commitWritesForced: current.writesForced } : {}),
       commitAccepted: adoptedCommit || current.accepted,
       // the no-errors interlock spans the whole run, the interrupted part included
       serviceErrors: state.commandsSent.flatMap((c) =>

@@ -133,6 +133,8 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
             from: opts.resume.carriedFrom,
             writesStopped: opts.resume.memory.writesStopped === true,
             commitSent: opts.resume.memory.commitSent === true,
+            // a --resume of this run reads only its journal: the forced commit it counted stays so
+            ...(opts.resume.memory.commitWritesForced === true ? { commitWritesForced: true } : {}),
             commitAccepted: opts.resume.memory.commitAccepted === true,
             ...(opts.resume.carriedCommands?.length ? { commands: [...opts.resume.carriedCommands] } : {}),
           },

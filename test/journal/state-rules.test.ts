@@ -530,6 +530,75 @@ describe("commit.sent, the runner's own record of a commit broadcast", () => {
   });
 });
 
+describe("a commit let through past a forced writes-stopped interlock", () => {
+  // an outside conformance review: a commit forced past its writes-stopped interlock (the stop's
+  // hook failed) made verify's own interlock pass on that commit alone after a --resume, and the
+  // run said "verified"; the forced decision (src/steps/kit/fleet-ops.ts `checkInterlock`) is read
+  const decision = (index: number | undefined, kind = "force", check = "writes-stopped"): Record<string, unknown> => ({
+    type: "decision",
+    index,
+    id: "commit",
+    kind,
+    ok: true,
+    check,
+    reason: "no stopWrites step has succeeded in this run — overridden by --force=writes-stopped",
+  });
+  const commitOf = (s: JournalState) => s.commandsSent.find((c) => c.op === "commit");
+  const sentAfter = (d: Record<string, unknown>) => [started(3), d, post(1, 0, "commit"), answer(1, { ok: true })];
+
+  it("the forced decision of the step that sends the commit marks it, and only it", async () => {
+    const forced = await read(sentAfter(decision(3)));
+    expect(commitOf(forced)).toMatchObject({ op: "commit", stepIndex: 3, answered: "ok", writesForced: true });
+    for (const other of [
+      decision(3, "interlock"),
+      decision(3, "force", "can-commit"),
+      decision(4),
+      decision(undefined),
+    ]) {
+      const s = await read(sentAfter(other));
+      expect(commitOf(s), JSON.stringify(other)).not.toHaveProperty("writesForced");
+    }
+    // a start the step of a forced decision sends is no commit
+    const start = await read([started(0), decision(0), post(1, 0, "start")]);
+    expect(start.commandsSent[0]).not.toHaveProperty("writesForced");
+  });
+
+  it("the runner's own record of a commit (commit.sent, no request lines) is marked too", async () => {
+    const record = { type: "commit.sent", index: 3, id: "commit", instances: ["i0"], skewMs: 0 };
+    expect(commitOf(await read([started(3), decision(3), record]))).toMatchObject({ writesForced: true });
+    expect(commitOf(await read([started(3), record]))).not.toHaveProperty("writesForced");
+  });
+
+  it("a writer's forced decision is its own: a resume's commit sent unforced is not marked; one sent forced before stays marked", async () => {
+    const resumed = { type: "journal.resumed", version: 1, runbook: "sales", hash: "abc", pid: 8, host: "h" };
+    // forced, then refused by a later interlock before anything left: the resume sends it with writes stopped
+    const unsent = await read([started(3), decision(3), ended(3, "failed"), resumed, started(3), post(1, 0, "commit")]);
+    expect(commitOf(unsent)).not.toHaveProperty("writesForced");
+    // forced and sent (no answer), completed by the resume: the writes that flowed stay unverified
+    const sent = await read([started(3), decision(3), post(1, 0, "commit"), resumed, started(3), post(2, 0, "commit")]);
+    expect(commitOf(sent)).toMatchObject({ writesForced: true });
+  });
+
+  it("a --from run's journal carries it with the commit it counted (run.started.carried.commitWritesForced)", async () => {
+    const carried = (more: Record<string, unknown>) =>
+      read([
+        {
+          type: "run.started",
+          instances: [inst(0)],
+          steps: STEPS,
+          carried: { from: "/j/e.jsonl", writesStopped: false, commitSent: true, commitAccepted: true, ...more },
+        },
+      ]);
+    expect((await carried({ commitWritesForced: true })).carriedCommit).toStrictEqual({
+      sent: true,
+      accepted: true,
+      writesForced: true,
+    });
+    expect((await carried({ commitWritesForced: "yes" })).carriedCommit).toStrictEqual({ sent: true, accepted: true });
+    expect((await carried({})).carriedCommit).toStrictEqual({ sent: true, accepted: true });
+  });
+});
+
 describe("steps", () => {
   it("run.started lists the runbook's steps; step lines start and end them, sorted by index", async () => {
     const s = await read([

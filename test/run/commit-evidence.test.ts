@@ -46,6 +46,29 @@ const STEPS4 = [
 const both = { sent: true, accepted: true };
 
 describe("currentSyncCommit", () => {
+  it("a commit of the sync that runs now sent past its forced writes-stopped interlock says so (writesForced); one refused everywhere, or before a reverse, does not", () => {
+    const forced = (c: ReturnType<typeof cmd>) => ({ ...c, writesForced: true as const });
+    const f = { ...both, writesForced: true };
+    expect(currentSyncCommit(state(["ok", "ok", "ok"], [forced(cmd("commit", 2, "ok"))]), false)).toEqual(f);
+    // sent with no usable answer, its step cut: it may hold
+    expect(currentSyncCommit(state(["ok", "ok", "cut"], [forced(cmd("commit", 2, "unknown"))]), false)).toEqual({
+      sent: true,
+      accepted: false,
+      writesForced: true,
+    });
+    // refused by every instance: sent nowhere
+    expect(currentSyncCommit(state(["ok", "ok", "failed"], [forced(cmd("commit", 2, "error"))]), false)).toEqual(none);
+    // one forced, then another sent unforced: the writes the first let through stay unknown
+    const two = state(["ok", "ok", "ok", "ok"], [forced(cmd("commit", 2, "unknown")), cmd("commit", 3, "ok")]);
+    expect(currentSyncCommit(two, false)).toEqual(f);
+    const reversed = state(["ok", "ok", "ok", "ok"], [forced(cmd("commit", 2, "ok")), cmd("reverse", 3, "ok")]);
+    expect(currentSyncCommit(reversed, false)).toEqual(none);
+    expect(commitEvidence(reversed)).toEqual(f);
+    // carried by a --from run's journal
+    const carried = state(["ok"], [], { carriedCommit: { sent: true, accepted: false, writesForced: true } });
+    expect(currentSyncCommit(carried, false)).toEqual({ sent: true, accepted: false, writesForced: true });
+    expect(currentSyncCommit(state(["ok", "ok", "ok"], [cmd("commit", 2, "ok")]), false)).toEqual(both);
+  });
   it("a commit, then a reverse whose step ended ok: the current sync has none; the cutover had one", () => {
     for (const reverse of [cmd("reverse", 3, "ok"), cmd("reverse", 3, "unknown")]) {
       const s = state(["ok", "ok", "ok", "ok"], [cmd("commit", 2, "ok"), reverse]);

@@ -223,6 +223,52 @@ describe("decideResume: a write stop whose effect may have been reverted runs ag
   });
 });
 
+describe("decideResume: a commit its step let through past a forced writes-stopped interlock", () => {
+  // an outside conformance review: after `--resume --force=writes-stopped` committed with writes
+  // flowing, the next resume's verify counted that commit as writes stopped and said "verified"
+  const forced = (c: JournalState["commandsSent"][number]) => ({ ...c, writesForced: true as const });
+
+  it("is the run's memory (verify does not count it as writes stopped); one sent unforced is not", () => {
+    const d = decide(journal(7, [forced(cmd("commit", 6, "ok"))], []), 7);
+    expect(d.memory).toMatchObject({ commitSent: true, commitWritesForced: true, writesStopped: false });
+    const plain = decide(journal(7, [cmd("commit", 6, "ok")], []), 7);
+    expect(plain.memory.commitSent).toBe(true);
+    expect(plain.memory).not.toHaveProperty("commitWritesForced");
+    // refused by every instance it reached: no commit sent, nothing forced
+    const refused = decide(journal(6, [forced(cmd("commit", 6, "error"))], []), 6);
+    expect(refused.memory.commitSent).toBe(false);
+    expect(refused.memory).not.toHaveProperty("commitWritesForced");
+  });
+
+  it("carried by a --from run's journal (run.started.carried)", () => {
+    const d = decide(journal(7, [], [], { carriedCommit: { sent: true, accepted: true, writesForced: true } }), 7);
+    expect(d.memory).toMatchObject({ commitSent: true, commitWritesForced: true });
+  });
+
+  it("a reverse since starts a new sync, whose commit has its own interlock", () => {
+    const s = journal(10, [forced(cmd("commit", 6, "ok")), cmd("reverse", 7, "ok")], [hook(8)]);
+    expect(decide(s, 10).memory).not.toHaveProperty("commitWritesForced");
+    const again = journal(
+      11,
+      [forced(cmd("commit", 6, "ok")), cmd("reverse", 7, "ok"), cmd("commit", 10, "ok")],
+      [hook(8)],
+    );
+    expect(decide(again, 11).memory).toMatchObject({ commitSent: true });
+    expect(decide(again, 11).memory).not.toHaveProperty("commitWritesForced");
+    const newForced = journal(
+      11,
+      [cmd("commit", 6, "ok"), cmd("reverse", 7, "ok"), forced(cmd("commit", 10, "ok"))],
+      [],
+    );
+    expect(decide(newForced, 11).memory).toMatchObject({ commitSent: true, commitWritesForced: true });
+    // a reverse adopted from the fleet: the same
+    const adopted = journal(7, [forced(cmd("commit", 6, "ok")), cmd("reverse", 7, "unknown")], []);
+    expect(decide(adopted, 8, [{ stepIndex: 7, op: "reverse", reason: "x" }]).memory).not.toHaveProperty(
+      "commitWritesForced",
+    );
+  });
+});
+
 describe("decideResume after a reverse: the sync that runs now is the one it started", () => {
   const reversed = (more: JournalState["commandsSent"] = [], hooks: HookRun[] = [hook(2), hook(8, { undone: true })]) =>
     journal(10, [cmd("commit", 6, "ok"), cmd("reverse", 7, "ok"), ...more], hooks, {

@@ -1,0 +1,129 @@
+/**
+ * A commit let through by a forced `writes-stopped` interlock (the write stop's hook failed, and
+ * the operator went on past it with `--force=writes-stopped`): the application's writes were not
+ * known stopped for it. Before, the verify step counted that commit as writes stopped, sent
+ * writesOff and the run ended "verified" (an outside conformance review); the verifier's writesOff
+ * goes "after writes on the source have stopped" (its README workflow), and before service 1.20
+ * the service does not block the source's writes after commit. The commit's forced interlock is
+ * journaled, so a `--resume` and a `--from verify` know it too.
+ */
+import { describe, expect, it } from "vitest";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { cli } from "../support/run.js";
+import {
+  CHECK,
+  CLI_CUTOVER_DEFAULTS,
+  COMMIT,
+  COMMITTED,
+  DRAINED,
+  READY,
+  START,
+  VERIFY,
+  cleanedUpAfterAll,
+  cutoverYaml,
+  fastSim,
+  tempDir,
+} from "../support/crash-harness.js";
+
+const made = cleanedUpAfterAll();
+
+/** A write stop whose hook always fails: the application's writes are never stopped. */
+const FAILING_STOP =
+  '  - { id: stop-writes, stopWrites: { use: shell, with: { command: [node, -e, "process.exit(1)"] }, undo: { use: shell, with: { command: [node, -e, "0"] } } } }\n';
+
+async function cutover(): Promise<{
+  file: string;
+  run: (...a: string[]) => ReturnType<typeof cli>;
+  writesOff: () => number;
+  /** The write stop fails; then the application's writes stop another way, which syncbook is not told. */
+  failedStop: () => Promise<void>;
+}> {
+  const sim = await fastSim({ instances: 1, timeScale: 100, graceMs: 120_000 });
+  made.sims.push(sim);
+  const dir = tempDir();
+  made.dirs.push(dir);
+  const file = join(dir, "rb.yaml");
+  writeFileSync(
+    file,
+    cutoverYaml(sim, {
+      defaults: CLI_CUTOVER_DEFAULTS,
+      steps: START + READY + CHECK + FAILING_STOP + DRAINED + COMMIT + COMMITTED + VERIFY,
+    }),
+  );
+  const run = (...a: string[]): ReturnType<typeof cli> =>
+    cli(["run", file, "--renderer", "simple", ...a], { cwd: dir });
+  return {
+    file,
+    run,
+    writesOff: () => sim.control.counts().verifier["POST /api/v1/writesOff"] ?? 0,
+    failedStop: async () => {
+      const first = await run();
+      expect(first.code, first.all).toBe(1);
+      expect(first.all).toMatch(/step stop-writes failed/);
+      // the verifier's result then comes out clean: before, the run said "verified" on it
+      sim.control.setWrites({ enabled: false });
+    },
+  };
+}
+
+const REFUSED =
+  "refused (writes-stopped): writesOff tells the verifier that writes have stopped, and this sync's commit was sent with the application's writes not known stopped (its writes-stopped interlock was forced), and no stopWrites step has held since";
+const FORCED_OFF =
+  /not verified: this cutover's writesOff was sent with the application's writes not known stopped \(its writes-stopped interlock was forced\)/;
+
+describe("a commit let through by a forced writes-stopped interlock", () => {
+  it('in the run that forced it, verify\'s writesOff is forced too: not verified (it said "committed · verified")', async () => {
+    const { run, writesOff, failedStop } = await cutover();
+    await failedStop();
+    const forced = await run("--from", "drained", "--force", "writes-stopped", "--yes");
+    expect(forced.code, forced.all).toBe(1);
+    expect(forced.all).toMatch(FORCED_OFF);
+    expect(forced.all).not.toMatch(/■ run ok|· verified/);
+    expect(writesOff()).toBe(1);
+  }, 120_000);
+
+  it("a later run knows it from the journal: --resume and --from verify are refused (exit 3, nothing sent), forced it ends not verified", async () => {
+    const { run, writesOff, failedStop } = await cutover();
+    await failedStop();
+    // past the failed write stop, forced at the commit: the run stops after COMMITTED (--to)
+    const forced = await run("--from", "drained", "--to", "committed", "--force", "writes-stopped", "--yes");
+    expect(forced.code, forced.all).toBe(0);
+    expect(forced.all).toMatch(/overridden by --force=writes-stopped/);
+    const resumed = await run("--resume", "--yes");
+    expect(resumed.code, resumed.all).toBe(3);
+    expect(resumed.all).toContain(REFUSED);
+    expect(resumed.all).toContain(
+      "--resume --force=writes-stopped`: this step runs, and the cutover stays not verified",
+    );
+    expect(resumed.all).not.toMatch(/· verified/);
+    expect(writesOff()).toBe(0);
+    // a --from run that continues the cutover knows it too
+    const from = await run("--from", "verify", "--yes");
+    expect(from.code, from.all).toBe(3);
+    expect(from.all).toContain(REFUSED);
+    expect(writesOff()).toBe(0);
+    // forced: writesOff goes, and its result verifies nothing
+    const again = await run("--resume", "--force", "writes-stopped", "--yes");
+    expect(again.code, again.all).toBe(1);
+    expect(again.all).toMatch(FORCED_OFF);
+    expect(again.all).not.toMatch(/· verified/);
+    expect(writesOff()).toBe(1);
+  }, 120_000);
+
+  it("the refusal's first way on: writes declared stopped, the --resume it names verifies", async () => {
+    const { file, run, failedStop } = await cutover();
+    await failedStop();
+    const forced = await run("--from", "drained", "--to", "committed", "--force", "writes-stopped", "--yes");
+    expect(forced.code, forced.all).toBe(0);
+    const resumed = await run("--resume", "--yes");
+    expect(resumed.code, resumed.all).toBe(3);
+    expect(resumed.all).toContain(
+      `declare \`writesStoppedExternally: true\` in the runbook, then \`syncbook run ${file} --resume --allow-changed-runbook\``,
+    );
+    writeFileSync(file, readFileSync(file, "utf8").replace("\nsteps:\n", "\nwritesStoppedExternally: true\nsteps:\n"));
+    const declared = await run("--resume", "--allow-changed-runbook", "--yes");
+    expect(declared.code, declared.all).toBe(0);
+    expect(declared.all).toMatch(/■ run ok .*· committed · verified/);
+  }, 120_000);
+});
