@@ -298,6 +298,8 @@ export interface CutoverModel {
      * (src/run/earlier.ts `evidenceOf`), whatever the runs said at their ends.
      */
     commitAccepted?: true;
+    /** The instances (labels, as each run named them) that accepted a commit request of the sync that runs now: a split's first fan-out, which journals no `commit.sent`, included. */
+    commitAcceptedBy?: string[];
     /** The last reverse that took effect, its step and when it ended: the sync that runs now is the one it started. */
     reversed?: { id: string; at: number };
     /**

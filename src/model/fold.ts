@@ -97,6 +97,8 @@ export class CutoverFold {
     | undefined;
   /** When an instance last accepted a commit request (answered ok), since the last reverse that took effect. */
   #commitOkSince: number | undefined;
+  /** The instances (labels) that accepted a commit request of the sync that runs now. */
+  #commitOkBy = new Set<string>();
   readonly #deliveries: RunEvent[] = [];
   readonly #logs: CutoverModel["logs"] = [];
   readonly #states = new Map<number, string>();
@@ -158,6 +160,7 @@ export class CutoverFold {
     // verification's writesOff was of the sync before too
     this.#committedSeen = false;
     this.#commitOkSince = undefined;
+    this.#commitOkBy.clear();
     this.#states.clear();
     delete this.#verifier?.writesOffGeneration;
   }
@@ -512,7 +515,10 @@ export class CutoverFold {
         }
         const c = this.#commitRequested?.answers.get(e.id);
         if (c) c.answered = classifyAnswer(e).answered;
-        if (c?.answered === "ok") this.#commitOkSince = e.at;
+        if (c?.answered === "ok") {
+          this.#commitOkSince = e.at;
+          this.#commitOkBy.add(c.label);
+        }
         break;
       }
       case "commit.sent":
@@ -771,6 +777,7 @@ export class CutoverFold {
         ...(first ? { startedAt: first.at } : {}),
         ...(this.#lastAt !== undefined ? { lastAt: this.#lastAt } : {}),
         ...this.#commitStanding(),
+        ...(this.#commitOkBy.size ? { commitAcceptedBy: [...this.#commitOkBy] } : {}),
         ...(this.#reversed !== undefined ? { reversed: { ...this.#reversed } } : {}),
         ...(this.#verified !== undefined ? { verified: { ...this.#verified } } : {}),
         ...(this.#verificationReversed !== undefined ? { verificationReversed: this.#verificationReversed } : {}),

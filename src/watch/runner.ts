@@ -324,13 +324,15 @@ export function stateLeft(m: CutoverModel, now: number, runnerGone = true): stri
     // taken by part of the fleet: what every commit of this sync reached, not only the last (a split
     // commit finished with --from commit --only <the rest> reached all: a trial saw "1 of 3");
     // the others' commit, if any, was not this cutover's (an earlier cutover's, or by hand)
+    // (and every instance that accepted a request: a split's first fan-out journals no commit.sent,
+    // and its completion by a later run reached only the rest: a review)
     const { commits } = syncCommits(m);
-    const to = new Set(commits.flatMap((c) => c.instances));
+    const to = new Set([...commits.flatMap((c) => c.instances), ...(m.cutover.commitAcceptedBy ?? [])]);
     const c = commits.at(-1);
     const rest = m.instances.map(instanceLabel).filter((l) => !to.has(l));
     if (c && rest.length)
       out.push(
-        `commit sent to ${to.size} of ${m.instances.length} instances (${formatDuration(Math.max(0, now - c.at))} ago); not by this cutover to ${rest.join(", ")}`,
+        `commit sent to ${m.instances.length - rest.length} of ${m.instances.length} instances (${formatDuration(Math.max(0, now - c.at))} ago); not by this cutover to ${rest.join(", ")}`,
       );
   }
   // after the commit, a reverse on its way: which sync runs only the fleet can say (status says the same)

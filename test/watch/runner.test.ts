@@ -537,6 +537,44 @@ describe("a commit whose fan-out ended without a commit.sent (the step failed)",
     expect(left.join("\n")).not.toMatch(/runner died|commit not sent/);
   });
 
+  // a review: a split's first fan-out journals no commit.sent, and a later run's completion reached
+  // only the rest; the page said "commit sent to 1 of 2 instances; not by this cutover to a"
+  it("a split accepted by a, completed on b by a later run: the commit reached every instance", () => {
+    const ok = (ms: number, id: number, i: number) =>
+      ev("response.received", ms, {
+        id,
+        instance: instances[i],
+        target: "service",
+        status: 200,
+        ok: true,
+        body: { success: true },
+        durationMs: 5,
+      });
+    const m = killedModel([
+      commitStep(),
+      req(2500, 1, 0),
+      req(2501, 2, 1),
+      ok(2510, 1, 0),
+      refused(2511, 2, 1),
+      ...failedAt(3000),
+      ev("run.started", 5000, {
+        runbook: "rb",
+        file: "rb.yaml",
+        hash: "sha256:ab",
+        mode: "resume",
+        instances,
+        steps,
+        by: { user: "op", host: "h", pid: 2 },
+      }),
+      ev("step.started", 5100, { index: 2, id: "commit", kind: "commit", title: "commit" }),
+      req(5200, 3, 1),
+      ok(5210, 3, 1),
+      ev("commit.sent", 5220, { index: 2, id: "commit", instances: ["b"], skewMs: 1 }),
+    ]);
+    expect(m.cutover.commitAcceptedBy).toEqual(["a", "b"]);
+    expect(stateLeft(m, at(62_500)).some((l) => l.startsWith("commit sent to"))).toBe(false);
+  });
+
   it("refused by every instance it reached: it took no effect, no doubt", () => {
     const m = killedModel([
       commitStep(),
