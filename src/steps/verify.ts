@@ -232,18 +232,19 @@ async function writesOff(ctx: StepContext, t: VerifierTools): Promise<{ states: 
 }
 
 /**
- * A stopWrites held in this run, the runbook says writes are stopped another way, or a commit was
- * sent that its writes-stopped interlock let through unforced. Fail safe: a commit sent past a
- * forced one says nothing of the writes (before 1.20, or without enableUserWriteBlocking, the
- * service does not block the source's writes after commit), and writesOff goes only "after writes
- * on the source have stopped" (the verifier's README workflow).
+ * The runbook says writes are stopped another way; else, unless this sync's commit was let through
+ * by a forced writes-stopped interlock, a stopWrites held or a commit was sent. Fail safe: a commit
+ * sent past a forced one says nothing of the writes (before 1.20, or without
+ * enableUserWriteBlocking, the service does not block the source's writes after commit), nor does a
+ * stop that held before it (the forced refusal may be its `check:` seeing writes flow: a review),
+ * and writesOff goes only "after writes on the source have stopped" (the verifier's README
+ * workflow). The runbook's declaration is the operator's word, and the way on the refusal names.
  */
 function writesKnownStopped(ctx: StepContext): boolean {
   const { memory, runbook } = ctx.run;
   return (
-    memory.writesStopped ||
     runbook.writesStoppedExternally === true ||
-    (memory.commitSent && memory.commitWritesForced !== true)
+    (memory.commitWritesForced !== true && (memory.writesStopped || memory.commitSent))
   );
 }
 
@@ -294,8 +295,8 @@ function judge(ctx: StepContext, p: VerifierProgress, before: string[] | undefin
   if (why === WRITES_OFF_FORCED)
     throw new StepFailure(`not verified: ${why} (${describeVerifier(p)})`, {
       reason: "unsafe",
-      beforeResume: true,
-      hint: `Nothing is verified for this cutover. Stop the application's writes (with a stopWrites step, or declare \`writesStoppedExternally: true\` if they are stopped another way), restart the verifier with --clean (or on a new metadata database), then \`syncbook run ${ctx.run.target} --resume\`: this step sends a new check and writesOff.`,
+      // not said with a plain --resume (status, the page): that one is refused again (a review)
+      hint: `Nothing is verified for this cutover. Stop the application's writes and declare \`writesStoppedExternally: true\` in the runbook (a stopWrites step does not count for a commit sent past a forced writes-stopped interlock), restart the verifier with --clean (or on a new metadata database), then \`syncbook run ${ctx.run.target} --resume --allow-changed-runbook\`: this step sends a new check and writesOff.`,
     });
   if (why !== undefined)
     throw new StepFailure(`not a verification result: ${why} (${describeVerifier(p)})`, {
