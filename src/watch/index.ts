@@ -116,7 +116,7 @@ export async function startWatch(opts: WatchOptions): Promise<Watch> {
     await live?.read(stop.signal).catch(() => undefined);
     const t = now();
     const seen = feed.fold.view(t);
-    const verdict = (earlierCommit?: string) =>
+    const verdict = (earlierCommit?: string, resumeRefused?: true) =>
       runnerVerdict({
         model: seen,
         lock: feed.lock,
@@ -128,6 +128,7 @@ export async function startWatch(opts: WatchOptions): Promise<Watch> {
         ...(opts.runbookHash !== undefined ? { runbookHash: opts.runbookHash } : {}),
         ...(opts.goOnVars ? { goOnVars: opts.goOnVars } : {}),
         ...(earlierCommit !== undefined ? { earlierCommit } : {}),
+        ...(resumeRefused ? { resumeRefused } : {}),
       });
     // the folder's other journals asked only where a way on is said (no runner seen working: one
     // gone, silent, or a run that ended); a live run's growing journal is not read again each round
@@ -135,10 +136,11 @@ export async function startWatch(opts: WatchOptions): Promise<Watch> {
     let earlierSentTo: string[] = [];
     if (runner.state !== "running" && runner.state !== "no-run") {
       const earlier = await feed.earlierCommit();
+      const ownRefused = (await feed.resumeRefusedOwn()) ? (true as const) : undefined;
       if (earlier !== undefined) {
-        runner = verdict(opts.redact(earlier.why));
+        runner = verdict(opts.redact(earlier.why), ownRefused);
         earlierSentTo = earlier.reached;
-      }
+      } else if (ownRefused) runner = verdict(undefined, ownRefused);
     }
     // its process gone without an end: the window's time since its last line is no runner's, not
     // the share of the step it died in (the page said the service's)

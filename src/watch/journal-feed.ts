@@ -20,7 +20,11 @@ import {
   journalCutover,
   JOURNAL_EXTENSION,
   LOCK_FILE_NAME,
+  resumeStep,
+  runbookJournal,
+  sentAhead,
 } from "../journal/index.js";
+import { traitsOf } from "../steps/index.js";
 import { CutoverFold, joinJournals, shiftLine, type JournalShift } from "../model/fold.js";
 import type { WindowKindTraits } from "../fleet/window.js";
 import { earlierCommitOnFleet, earlierCommitSaid, readFolderJournals, type EarlierCommitSaid } from "../run/earlier.js";
@@ -53,6 +57,8 @@ export class JournalFeed {
   skipped = 0;
   /** `earlierCommit`'s last answer, and the folder's journals (names and sizes) it was read from. */
   #earlier: { key: string; held: EarlierCommitSaid | undefined } | undefined;
+  /** `resumeRefusedOwn`'s last answer, and the folder's journals it was read from. */
+  #ownRefused: { key: string; refused: boolean } | undefined;
 
   constructor(dir: string, traits: WindowKindTraits) {
     this.#dir = dir;
@@ -88,16 +94,7 @@ export class JournalFeed {
   async earlierCommit(): Promise<EarlierCommitSaid | undefined> {
     const chosen = this.#tracked.at(-1)?.file;
     if (!chosen || !this.#names.includes("\n")) return undefined;
-    const names = this.#names.split("\n");
-    const sizes = await Promise.all(
-      names.map((n) =>
-        stat(join(this.#dir, n)).then(
-          (st) => st.size,
-          () => -1,
-        ),
-      ),
-    );
-    const key = `${chosen}\n${names.map((n, k) => `${n}:${sizes[k]}`).join("\n")}`;
+    const key = `${chosen}\n${await this.#folderKey()}`;
     if (this.#earlier?.key === key) return this.#earlier.held;
     let held: EarlierCommitSaid | undefined;
     try {
@@ -107,6 +104,46 @@ export class JournalFeed {
     }
     this.#earlier = { key, held };
     return held;
+  }
+
+  /** The folder's journals, names and sizes: what the answers above were read from. */
+  async #folderKey(): Promise<string> {
+    const names = this.#names.split("\n");
+    const sizes = await Promise.all(
+      names.map((n) =>
+        stat(join(this.#dir, n)).then(
+          (st) => st.size,
+          () => -1,
+        ),
+      ),
+    );
+    return names.map((n, k) => `${n}:${sizes[k]}`).join("\n");
+  }
+
+  /**
+   * Whether the `--resume` of the journal it would continue (`runbookJournal`, the one rule) is
+   * refused on that journal alone: a start, commit or reverse sent by an earlier run, in doubt,
+   * ahead of where it goes on (src/journal/reconcile.ts `sentAhead` at `resumeStep`, as the run's
+   * end and `status` ask it). Read again only when the folder's journals changed; asked by the page
+   * while no runner is seen working (a review: the page offered that --resume).
+   */
+  async resumeRefusedOwn(): Promise<boolean> {
+    if (!this.#names) return false;
+    const key = await this.#folderKey();
+    if (this.#ownRefused?.key === key) return this.#ownRefused.refused;
+    let refused = false;
+    try {
+      const found = await runbookJournal(this.#dir, traitsOf);
+      // only whether it is refused: status says its words, with the runbook's commands
+      refused =
+        found.refused === undefined &&
+        found.state !== undefined &&
+        sentAhead(found.state, { steps: [], args: { status: "", run: "" } }, resumeStep(found.state).at) !== undefined;
+    } catch {
+      refused = false; // unreadable now: read again once the folder changes
+    }
+    this.#ownRefused = { key, refused };
+    return refused;
   }
 
   /** Reads what changed since the last call; true when the model may have changed. */

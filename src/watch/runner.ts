@@ -11,13 +11,7 @@
 import { instanceLabel } from "../events.js";
 import type { CutoverModel } from "../model/contract.js";
 import { CUT_OFF_WORDS, cutOff, syncCommits } from "../model/fold.js";
-import {
-  commitAhead,
-  resumeFirst,
-  runAgainAfterCommit,
-  stopAgainBefore,
-  stoppedInCommitAhead,
-} from "../model/again.js";
+import { resumeFirst, runAgainAfterCommit, stopAgainBefore, stoppedInCommitAhead } from "../model/again.js";
 import { traitsOf } from "../steps/index.js";
 import { stoppedInCommitWords } from "../fleet/index.js";
 import { formatDuration } from "../runbook/duration.js";
@@ -97,6 +91,12 @@ export interface RunnerInput {
    * feed while no runner is seen working: `status` names the way on.
    */
   earlierCommit?: string;
+  /**
+   * The `--resume` of the journal it would continue is refused on that journal alone: a start,
+   * commit or reverse sent by an earlier run is in doubt ahead of where it goes on (the journal
+   * feed's `resumeRefusedOwn`, src/journal/reconcile.ts `sentAhead`): `status` names the way on.
+   */
+  resumeRefused?: true;
 }
 
 export function runnerVerdict(i: RunnerInput): RunnerVerdict {
@@ -203,22 +203,14 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
     restop && noCommit
       ? `syncbook run ${rb} --from ${restop.id}${vars}   (${RESTOP_DOES}); or syncbook run ${rb} --abort${vars}   (${abortDoes(undefined)})`
       : undefined;
-  // this cutover's commit in doubt, sent by an earlier run than the last, which did not reach the
-  // commit step: a --resume goes on before it and is refused on the journal alone, whatever the
-  // fleet shows (src/journal/reconcile.ts `sentAhead`, as status says it: `resumeRefused`), and an
-  // --abort after a commit too (a review: the page offered that --resume after a --to run)
-  const commitStep = m.steps.find((s) => traitsOf(s.kind).command === "commit");
-  const doubtAhead =
-    m.cutover.commitInDoubt !== undefined &&
-    !m.cutover.committed &&
-    commitStep !== undefined &&
-    commitStep.attempts.at(-1)?.run !== run.n &&
-    commitAhead(m.steps, traitsOf, m.cutoverValues?.vars);
+  // a --resume refused on its journal alone, whatever the fleet shows (a start, commit or reverse
+  // in doubt ahead of where it goes on, carried by a --from run that stopped before it: the rule
+  // the run's end and status ask; a review: the page offered that --resume after a --to run)
   const statusFirst =
     earlier !== undefined
       ? `syncbook status ${rb}   (it names the way on while an earlier cutover's commit may hold, as said above: a --resume that sends a commit, or an --abort that turns writes back on, is refused meanwhile)`
-      : doubtAhead
-        ? `syncbook status ${rb}   (this cutover's commit, sent by an earlier run, is in doubt ahead of where a --resume goes on: that --resume is refused, whatever the fleet shows, and so is an --abort; status says the refusal and the way on)`
+      : i.resumeRefused
+        ? `syncbook status ${rb}   (a --resume is refused on its journal, whatever the fleet shows: a start, commit or reverse sent by an earlier run is in doubt ahead of where it goes on; status says the refusal and the way on)`
         : undefined;
   const abortFirst =
     statusFirst ??

@@ -100,7 +100,7 @@ describe("a --to run of a cutover whose own commit is in doubt", () => {
       // run's failure hint as if the resume ran its step again)
       const page = (await watchState(["rb.yaml"], dir)).runner;
       expect(page.next, JSON.stringify(page)).toBe(
-        "syncbook status rb.yaml   (this cutover's commit, sent by an earlier run, is in doubt ahead of where a --resume goes on: that --resume is refused, whatever the fleet shows, and so is an --abort; status says the refusal and the way on)",
+        "syncbook status rb.yaml   (a --resume is refused on its journal, whatever the fleet shows: a start, commit or reverse sent by an earlier run is in doubt ahead of where it goes on; status says the refusal and the way on)",
       );
       // the --resume offered before, run: refused in those very words, nothing sent
       const resume = await run(["--resume", "--yes"]);

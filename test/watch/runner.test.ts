@@ -211,6 +211,20 @@ describe("runnerVerdict", () => {
     expect(f.next).toBe("syncbook run rb.yaml --resume");
   });
 
+  // a review: after a --to run short of a commit in doubt it carried, the page offered the --resume
+  // its journal refuses (the feed's resumeRefusedOwn says so)
+  it("a --resume its journal refuses: status first, not that --resume", () => {
+    const m = killedModel([
+      ev("step.finished", 3000, { index: 1, id: "hold", outcome: "ok", durationMs: 1000 }),
+      ev("run.finished", 3100, { outcome: "ok", exitCode: 0, durationMs: 3100, committed: false, to: "hold" }),
+    ]);
+    const input = { model: m, lock: undefined, now: at(4000), host: "here", isAlive: () => false, runbook: "rb.yaml" };
+    expect(runnerVerdict(input).next).toBe("syncbook run rb.yaml --resume");
+    expect(runnerVerdict({ ...input, resumeRefused: true }).next).toBe(
+      "syncbook status rb.yaml   (a --resume is refused on its journal, whatever the fleet shows: a start, commit or reverse sent by an earlier run is in doubt ahead of where it goes on; status says the refusal and the way on)",
+    );
+  });
+
   // a trial: a verify refused a check it did not start, and the page offered the plain --resume,
   // refused again the same way; status said what to do first
   it("a failed step whose hint says what to do before the --resume: said with it; another hint not", () => {
