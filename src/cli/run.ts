@@ -627,6 +627,16 @@ export async function execute(
             `  or, to call the cutover off and turn writes back on: syncbook status ${runbookArg(loaded)} offers --abort where no commit may be on the fleet`,
           );
       } else if (result.refused === "writes-stopped" && how.notContinued) next(`  ${how.notContinued}`);
+      else if (
+        result.refused === "writes-stopped" &&
+        result.message?.includes((await import("../steps/index.js")).COMMIT_WRITES_FORCED)
+      )
+        // a verify after a commit sent past a forced writes-stopped interlock: no write stop of any
+        // folder counts for it; the refusal's hint above is the way on (a reread: this end said
+        // "no write stop of this cutover is in the journals", false where one had held)
+        next(
+          `  the commit was sent past a forced writes-stopped interlock: a write stop in any journal no longer counts for the verifier; the hint above names the way on (declare the stop in the runbook, or force this check and stay not verified)`,
+        );
       else if (result.refused === "writes-stopped")
         // a step after the commit (a verify) that found no write stop: none is in this journal folder
         next(

@@ -97,6 +97,11 @@ describe("a commit let through by a forced writes-stopped interlock", () => {
       "--resume --force=writes-stopped`: this step runs, and the cutover stays not verified",
     );
     expect(resumed.all).not.toMatch(/· verified/);
+    // its end names the refusal's way on, not a write stop missing from the journals (a reread)
+    expect(resumed.all).toContain(
+      "  the commit was sent past a forced writes-stopped interlock: a write stop in any journal no longer counts for the verifier; the hint above names the way on",
+    );
+    expect(resumed.all).not.toContain("no write stop of this cutover is in the journals");
     expect(writesOff()).toBe(0);
     // a --from run that continues the cutover knows it too
     const from = await run("--from", "verify", "--yes");
