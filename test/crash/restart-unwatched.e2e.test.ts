@@ -44,10 +44,15 @@ describe("an instance restarted during the commit while no runner was alive", ()
       await new Promise((r) => setTimeout(r, 5));
     }
     s.control.setTimeScale(0);
+    const frozen = s.control.state().instances.map((i) => i.state);
     // a read or two of COMMITTING journaled first, with its count of events applied
     await new Promise((r) => setTimeout(r, 300));
     runner.child.kill("SIGKILL");
-    await runner.done;
+    const killed = await runner.done;
+    // the case this file is about: the runner killed before the fleet was COMMITTED (a CI run once
+    // saw its resume find the COMMITTED wait done; this says so with what the runner printed)
+    expect(frozen, killed.all).toContain("COMMITTING");
+    expect(killed.all, `frozen at ${frozen.join(", ")}`).not.toMatch(/✔ \[\d+\/\d+\] Wait for state COMMITTED/);
     // no runner alive: instance 0 restarts, and the commit goes on
     await s.control.down(0);
     await s.control.up(0);
