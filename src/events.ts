@@ -251,6 +251,8 @@ export interface RunEventMap {
     hint?: string;
     /** The hint says what to do before the `--resume` that runs the step again (src/steps/kit/context.ts `StepFailure`). */
     hintBeforeResume?: true;
+    /** The flags that `--resume` needs once that hint is done (`StepFailure.resumeFlags`). */
+    resumeFlags?: string[];
     place?: Place;
   };
   "request.sent": {

@@ -676,7 +676,10 @@ export async function execute(
         next(
           refused
             ? `  a --resume would be refused (${refused.message}). ${sentence(refused.hint) ?? `See the fleet: syncbook status ${runbookArg(loaded)}`}`
-            : `  resume with: syncbook run ${target} --resume${acted ? "" : await resumeNote(loaded, flags.journalDir, how.journalFile)}`,
+            : result.resumeFlags
+              ? // the way on its hint names edits the runbook: a plain --resume is refused again
+                `  once the hint above is done, resume with: syncbook run ${target} ${["--resume", ...result.resumeFlags].join(" ")}`
+              : `  resume with: syncbook run ${target} --resume${acted ? "" : await resumeNote(loaded, flags.journalDir, how.journalFile)}`,
         );
       }
     }

@@ -93,12 +93,16 @@ export function runAgainAfterCommit(m: CutoverModel, traits: WindowKindTraits): 
 /**
  * What the `--resume` that runs the last step again needs done first, as its failure said: a hint
  * its step marked so (src/steps/kit/context.ts `StepFailure.beforeResume`: restart the verifier,
- * check the fleet by hand) of the last run (`lastRun`), else none. One rule for status and the watch page.
+ * check the fleet by hand) of the last run (`lastRun`), else none; `flags`: what that `--resume` needs
+ * once it is done (`StepFailure.resumeFlags`). One rule for status and the watch page.
  */
 export function resumeFirst(
-  steps: readonly Pick<ModelStep, "index" | "id" | "outcome" | "attempts" | "hint" | "hintBeforeResume">[],
+  steps: readonly Pick<
+    ModelStep,
+    "index" | "id" | "outcome" | "attempts" | "hint" | "hintBeforeResume" | "resumeFlags"
+  >[],
   lastRun: number | undefined,
-): { number: number; id: string; hint: string } | undefined {
+): { number: number; id: string; hint: string; flags?: string[] } | undefined {
   const last = steps.filter((s) => s.attempts.length > 0).at(-1);
   // the last run's failure only: an earlier run's (a --to run after it stopped short of that step)
   // is not where the resume goes on (a review saw a commit's hint from the run before)
@@ -106,6 +110,6 @@ export function resumeFirst(
     last.attempts.at(-1)?.run === lastRun &&
     last.hint !== undefined &&
     last.hintBeforeResume === true
-    ? { number: last.index + 1, id: last.id, hint: last.hint }
+    ? { number: last.index + 1, id: last.id, hint: last.hint, ...(last.resumeFlags ? { flags: last.resumeFlags } : {}) }
     : undefined;
 }

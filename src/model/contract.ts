@@ -125,6 +125,8 @@ export interface ModelStep {
   hint?: string;
   /** The hint says what to do before the `--resume` that runs the step again (`step.finished`). */
   hintBeforeResume?: true;
+  /** The flags that `--resume` needs once that hint is done (`step.finished`): `--allow-changed-runbook`. */
+  resumeFlags?: string[];
   place?: Place;
   /** Why it was skipped. */
   reason?: string;

@@ -320,6 +320,7 @@ export class CutoverFold {
           "error",
           "hint",
           "hintBeforeResume",
+          "resumeFlags",
           "place",
           "reason",
           "wait",
@@ -352,7 +353,11 @@ export class CutoverFold {
         s.startedAt ??= e.at - e.durationMs;
         if (e.error !== undefined) s.error = e.error;
         if (e.hint !== undefined) s.hint = e.hint;
-        if (e.hintBeforeResume === true && e.hint !== undefined) s.hintBeforeResume = true;
+        if (e.hintBeforeResume === true && e.hint !== undefined) {
+          s.hintBeforeResume = true;
+          const flags = Array.isArray(e.resumeFlags) ? e.resumeFlags.filter((f) => typeof f === "string") : [];
+          if (flags.length > 0) s.resumeFlags = flags;
+        }
         if (e.place !== undefined && obj(e.place)) s.place = e.place;
         let a: ModelAttempt | undefined = s.attempts.at(-1);
         if (!a || a.endedAt !== undefined) {
@@ -378,7 +383,7 @@ export class CutoverFold {
         const adoptedAfterFailure = e.adopted === true && (s.outcome === "failed" || s.outcome === "interrupted");
         if (adoptedAfterFailure) {
           // what the failed attempt was waiting on and why it failed: its attempt keeps its error
-          for (const k of ["error", "hint", "hintBeforeResume", "place", "wait"] as const) delete s[k];
+          for (const k of ["error", "hint", "hintBeforeResume", "resumeFlags", "place", "wait"] as const) delete s[k];
           s.slow = [];
         }
         // a later run skips what an earlier one did: the step keeps its own outcome and times

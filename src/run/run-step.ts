@@ -34,7 +34,10 @@ function stepTiming(
 }
 
 /** `interlock`: the step was refused by an interlock before it sent its command (exit 3). */
-type StepResult = "ok" | "interrupted" | { message: string; hint?: string; interlock?: boolean; place: Place };
+type StepResult =
+  | "ok"
+  | "interrupted"
+  | { message: string; hint?: string; interlock?: boolean; place: Place; resumeFlags?: readonly string[] };
 
 /** A step's place in the runbook: its kind key (`commit:`), with that line's redacted text. */
 function placeOf(loaded: LoadedRunbook, s: PlannedStep): Place {
@@ -132,6 +135,7 @@ export async function runStep(
     }
     const { message, hint } = explain(err, limit.signal, run.loaded.redact);
     const beforeResume = err instanceof StepFailure && err.beforeResume && hint !== undefined;
+    const resumeFlags = beforeResume ? err.resumeFlags : undefined;
     const place = placeOf(run.loaded, s);
     run.say("step.finished", {
       index: s.index,
@@ -141,10 +145,17 @@ export async function runStep(
       error: message,
       ...(hint ? { hint } : {}),
       ...(beforeResume ? { hintBeforeResume: true as const } : {}),
+      ...(resumeFlags ? { resumeFlags: [...resumeFlags] } : {}),
       place,
     });
     const interlock = err instanceof StepFailure && err.reason === "interlock";
-    return { message, place, ...(hint ? { hint } : {}), ...(interlock ? { interlock } : {}) };
+    return {
+      message,
+      place,
+      ...(hint ? { hint } : {}),
+      ...(interlock ? { interlock } : {}),
+      ...(resumeFlags ? { resumeFlags } : {}),
+    };
   } finally {
     timer.clear();
     runSignal.removeEventListener("abort", onAbort);

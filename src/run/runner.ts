@@ -72,6 +72,8 @@ export interface RunResult {
   refused?: string;
   message?: string;
   hint?: string;
+  /** The flags that `--resume` needs once that hint is done (`StepFailure.resumeFlags`). */
+  resumeFlags?: readonly string[];
   failedStep?: string;
   /** Where the failed step is in the runbook. */
   place?: Place;
@@ -177,7 +179,15 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
   let outcome: Outcome = "ok";
   const wentPast: string[] = [];
   let failure:
-    | { message: string; hint?: string; step: string; interlock?: boolean; place?: Place; rerunWith?: string }
+    | {
+        message: string;
+        hint?: string;
+        step: string;
+        interlock?: boolean;
+        place?: Place;
+        rerunWith?: string;
+        resumeFlags?: readonly string[];
+      }
     | undefined;
   let askEachStep = opts.stepMode === true;
   // time the operator spent answering --step prompts since the last step started
@@ -327,6 +337,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
       place: result.place,
       ...(result.hint ? { hint: result.hint } : {}),
       ...(result.interlock ? { interlock: true } : {}),
+      ...(result.resumeFlags ? { resumeFlags: result.resumeFlags } : {}),
     };
     break;
   }
@@ -492,6 +503,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
           message: failure.message,
           failedStep: failure.step,
           ...(failure.hint ? { hint: failure.hint } : {}),
+          ...(failure.resumeFlags ? { resumeFlags: failure.resumeFlags } : {}),
           ...(failure.place ? { place: failure.place } : {}),
           ...(failure.rerunWith ? { rerunWith: failure.rerunWith } : {}),
         }

@@ -163,6 +163,8 @@ export interface JournalStatus {
     hint?: string;
     /** That hint says what to do before the `--resume` that runs the step again: said with it (src/steps/kit/context.ts `StepFailure`). */
     hintBeforeResume?: true;
+    /** The flags that `--resume` needs once that hint is done (`StepFailure.resumeFlags`): offered with them. */
+    resumeFlags?: string[];
   };
   /**
    * The last command it sent: op, step, each instance's answer (`ok`, `error`: refused or never
@@ -796,8 +798,11 @@ export function nextOffer(j: JournalStatus): NextOffer | undefined {
     c && ["start", "commit", "reverse"].includes(c.op) && Object.values(c.answers).includes("unknown")
       ? `reads the fleet: if it shows the ${c.op} (step ${c.step}) took effect it adopts it and goes on, never sending it twice; if it cannot tell (an instance that never answered still shows the state before it), it refuses and says what it saw`
       : undefined;
+  // a failure whose way on needs more than a plain --resume (a runbook edit, then
+  // --allow-changed-runbook): that one, not the plain one it refuses again (a review)
+  const failedFirst = j.lastStep.outcome === "failed" && j.lastStep.hintBeforeResume === true;
   const resume: NextRun = {
-    args: "--resume",
+    args: ["--resume", ...(failedFirst ? (j.lastStep.resumeFlags ?? []) : [])].join(" "),
     does:
       doubt ??
       (f
@@ -970,6 +975,7 @@ async function readJournalStatus(
     if (from !== undefined) out.restopFrom = from;
   }
   const last = model.steps.filter((s) => s.attempts.length > 0).at(-1);
+  const first = resumeFirst(model.steps, lastRun);
   if (last)
     out.lastStep = {
       number: last.index + 1,
@@ -979,7 +985,8 @@ async function readJournalStatus(
       ...(last.outcome !== "running" && last.outcome !== "pending" ? { outcome: last.outcome } : {}),
       ...(traitsOf(last.kind).waitsFor === "person" ? { asksPerson: true as const } : {}),
       ...(last.outcome === "failed" && last.hint !== undefined ? { hint: named.redact(last.hint) } : {}),
-      ...(resumeFirst(model.steps, lastRun) !== undefined ? { hintBeforeResume: true as const } : {}),
+      ...(first !== undefined ? { hintBeforeResume: true as const } : {}),
+      ...(first?.flags ? { resumeFlags: first.flags } : {}),
     };
   const cmd = state.commandsSent.at(-1);
   if (cmd)

@@ -248,6 +248,9 @@ function writesKnownStopped(ctx: StepContext): boolean {
   );
 }
 
+/** The way on of a refusal whose hint edits the runbook: `--resume --allow-changed-runbook`, after it. */
+const ALLOW_CHANGED = { beforeResume: true, resumeFlags: ["--allow-changed-runbook"] } as const;
+
 /** writesOff tells the verifier that writes to the source have stopped: only when they have. */
 function writesStoppedInterlock(ctx: StepContext): void {
   const stopped = writesKnownStopped(ctx);
@@ -264,6 +267,8 @@ function writesStoppedInterlock(ctx: StepContext): void {
     forcedCommit
       ? `Stop the application's writes, declare \`writesStoppedExternally: true\` in the runbook, then \`syncbook run ${ctx.run.target} --resume --allow-changed-runbook\`: writesOff goes once they have stopped, and the verifier compares what the commit left. Or \`syncbook run ${ctx.run.target} --resume --force=writes-stopped\`: this step runs, and the cutover stays not verified.`
       : "Run verify after stopWrites and commit (the documented order), or set `writesStoppedExternally: true` if writes are stopped another way.",
+    // the way on edits the runbook: status and the page offer that --resume, not a plain one (refused again)
+    forcedCommit ? ALLOW_CHANGED : undefined,
   );
 }
 
@@ -295,7 +300,8 @@ function judge(ctx: StepContext, p: VerifierProgress, before: string[] | undefin
   if (why === WRITES_OFF_FORCED)
     throw new StepFailure(`not verified: ${why} (${describeVerifier(p)})`, {
       reason: "unsafe",
-      // not said with a plain --resume (status, the page): that one is refused again (a review)
+      // said with the --resume it names (status, the page): a plain one is refused again (a review)
+      ...ALLOW_CHANGED,
       hint: `Nothing is verified for this cutover. Stop the application's writes and declare \`writesStoppedExternally: true\` in the runbook (a stopWrites step does not count for a commit sent past a forced writes-stopped interlock), restart the verifier with --clean (or on a new metadata database), then \`syncbook run ${ctx.run.target} --resume --allow-changed-runbook\`: this step sends a new check and writesOff.`,
     });
   if (why !== undefined)

@@ -143,9 +143,9 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
     (acted?.journal !== undefined ? m.runs.filter((r) => r.journal === acted.journal).at(-1)?.hash : undefined) ??
     m.cutover.hash;
   const resumeChanged = i.runbookHash !== undefined && resumedHash !== undefined && i.runbookHash !== resumedHash;
-  const resumeWith = (...why: string[]): string => {
+  const resumeWith = (flags: readonly string[], ...why: string[]): string => {
     const notes = [...(resumeChanged ? [RUNBOOK_CHANGED_NOTE] : []), ...why];
-    return `syncbook run ${rb} --resume${vars}${notes.length ? `   (${notes.join("; ")})` : ""}`;
+    return `syncbook run ${rb} ${["--resume", ...flags].join(" ")}${vars}${notes.length ? `   (${notes.join("; ")})` : ""}`;
   };
   // the writes-on hook refused: an instance stopped during the commit (src/steps/hook.ts). A plain
   // --resume is refused again: the forced one, for one who knows, and what to do instead
@@ -157,6 +157,8 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
   const resume = sicRefused
     ? `syncbook run ${rb} ${STOPPED_IN_COMMIT_RESTART.args}${vars}   (${STOPPED_IN_COMMIT_NOTE}: ${STOPPED_IN_COMMIT_RESTART.does}); or syncbook run ${rb} ${STOPPED_IN_COMMIT_RESUME.args}${vars}   (${[...(resumeChanged ? [RUNBOOK_CHANGED_NOTE] : []), STOPPED_IN_COMMIT_RESUME.does].join("; ")})`
     : resumeWith(
+        // the flags its failure needs once its hint is done (a runbook edit: --allow-changed-runbook)
+        first?.flags ?? [],
         ...(sic !== undefined && refusesAhead ? [STOPPED_IN_COMMIT_AHEAD] : []),
         // what to do first, as the failed step said (status says it too): a plain --resume meets the
         // same failure (a trial: a verify refused the earlier cutover's check, and the page offered it)
@@ -234,7 +236,7 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
       // after the commit that failed (continueOnError) runs again in the cutover with --from
       // called off (every undo --abort owed ran): --resume goes on with it later, as the abort's end says
       ...(run.ended === "called-off"
-        ? { next: statusFirst ?? resumeWith(CALLED_OFF_RESUME) }
+        ? { next: statusFirst ?? resumeWith([], CALLED_OFF_RESUME) }
         : run.outcome !== "ok" || run.to !== undefined
           ? { next: abortFirst ?? resume }
           : again

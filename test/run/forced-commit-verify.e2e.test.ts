@@ -38,6 +38,8 @@ async function cutover(): Promise<{
   writesOff: () => number;
   /** The write stop fails; then the application's writes stop another way, which syncbook is not told. */
   failedStop: () => Promise<void>;
+  /** The ways on `status --json` offers (`journal.next.runs[].args`). */
+  nextRuns: () => Promise<string[]>;
 }> {
   const sim = await fastSim({ instances: 1, timeScale: 100, graceMs: 120_000 });
   made.sims.push(sim);
@@ -57,6 +59,11 @@ async function cutover(): Promise<{
     file,
     run,
     writesOff: () => sim.control.counts().verifier["POST /api/v1/writesOff"] ?? 0,
+    nextRuns: async () => {
+      const st = await cli(["status", file, "--json"], { cwd: dir });
+      const j = JSON.parse(st.stdout) as { journal: { next?: { runs: { args: string }[] } } };
+      return j.journal.next?.runs.map((r) => r.args) ?? [];
+    },
     failedStop: async () => {
       const first = await run();
       expect(first.code, first.all).toBe(1);
@@ -84,7 +91,7 @@ describe("a commit let through by a forced writes-stopped interlock", () => {
   }, 120_000);
 
   it("a later run knows it from the journal: --resume and --from verify are refused (exit 3, nothing sent), forced it ends not verified", async () => {
-    const { run, writesOff, failedStop } = await cutover();
+    const { file, run, writesOff, failedStop, nextRuns } = await cutover();
     await failedStop();
     // past the failed write stop, forced at the commit: the run stops after COMMITTED (--to)
     const forced = await run("--from", "drained", "--to", "committed", "--force", "writes-stopped", "--yes");
@@ -103,6 +110,8 @@ describe("a commit let through by a forced writes-stopped interlock", () => {
     );
     expect(resumed.all).not.toContain("no write stop of this cutover is in the journals");
     expect(writesOff()).toBe(0);
+    // status offers the --resume the refusal names, not a plain one (refused again: a review)
+    expect(await nextRuns()).toEqual(["--resume --allow-changed-runbook"]);
     // a --from run that continues the cutover knows it too
     const from = await run("--from", "verify", "--yes");
     expect(from.code, from.all).toBe(3);
@@ -114,6 +123,12 @@ describe("a commit let through by a forced writes-stopped interlock", () => {
     expect(again.all).toMatch(FORCED_OFF);
     expect(again.all).not.toMatch(/· verified/);
     expect(writesOff()).toBe(1);
+    // its end and status: the --resume its hint names, once the hint is done; not a plain one
+    expect(again.all).toContain(
+      `  once the hint above is done, resume with: syncbook run ${file} --resume --allow-changed-runbook`,
+    );
+    expect(again.all).not.toMatch(/resume with: \S+ --resume$/m);
+    expect(await nextRuns()).toEqual(["--resume --allow-changed-runbook"]);
   }, 120_000);
 
   it("the refusal's first way on: writes declared stopped, the --resume it names verifies", async () => {

@@ -63,6 +63,28 @@ describe("nextOffer", () => {
     });
     expect(cut?.runs[0]!.does).toBe("goes on with the cutover where its last run stopped");
     expect(o?.runs[1]!.does).not.toMatch(/writes back on/);
+    // a hint whose way on edits the runbook: the --resume with the flags it needs, not a plain one
+    // (refused again: a review followed it after verify's forced-commit refusal)
+    const edited = nextOffer({
+      ...base,
+      lastStep: { ...step, outcome: "failed", hint, hintBeforeResume: true, resumeFlags: ["--allow-changed-runbook"] },
+      finished: failed,
+    });
+    expect(edited?.runs[0]!.args).toBe("--resume --allow-changed-runbook");
+    expect(cut?.runs[0]!.args).toBe("--resume");
+    // flags said only with their failure: an interrupted step runs again as it is
+    const cutFlags = nextOffer({
+      ...base,
+      lastStep: {
+        ...step,
+        outcome: "interrupted",
+        hint,
+        hintBeforeResume: true,
+        resumeFlags: ["--allow-changed-runbook"],
+      },
+      finished: failed,
+    });
+    expect(cutFlags?.runs[0]!.args).toBe("--resume");
   });
   it("a start, commit or reverse an instance gave no usable answer to: --resume said as what it does then (adopt, or refuse), not as going on", () => {
     for (const op of ["start", "commit", "reverse"]) {

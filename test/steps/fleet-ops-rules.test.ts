@@ -262,8 +262,19 @@ describe("checkInterlock: [force] refused unless --force names the check, the de
   it("not ok with a hint of its own: that hint", () => {
     const { ctx } = context(one);
     expect(() => checkInterlock(ctx, "writes-stopped", false, "no stopWrites step", "Add one.")).toThrow(
-      expect.objectContaining({ hint: "Add one.", reason: "interlock" }) as Error,
+      expect.objectContaining({ hint: "Add one.", reason: "interlock", beforeResume: false }) as Error,
     );
+    // a hint that says what to do before the --resume, and the flags that --resume needs then
+    const resume = { beforeResume: true as const, resumeFlags: ["--allow-changed-runbook"] };
+    expect(() => checkInterlock(ctx, "writes-stopped", false, "no stopWrites step", "Edit it.", resume)).toThrow(
+      expect.objectContaining({ beforeResume: true, resumeFlags: ["--allow-changed-runbook"] }) as Error,
+    );
+    // the default hint names no edit: the mark and the flags are not its
+    expect(() => checkInterlock(ctx, "writes-stopped", false, "no stopWrites step", undefined, resume)).toThrow(
+      expect.objectContaining({ beforeResume: false, resumeFlags: undefined }) as Error,
+    );
+    // ok: nothing thrown, whatever it carries
+    expect(() => checkInterlock(ctx, "writes-stopped", true, "stopped", "Edit it.", resume)).not.toThrow();
   });
 
   it("not ok, --force names it: let through, recorded as forced with the reason and the override", () => {

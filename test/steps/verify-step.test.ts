@@ -384,8 +384,10 @@ describe("verify: the writes-stopped interlock, before writesOff", () => {
     expect(e.hint).toBe(
       "Stop the application's writes, declare `writesStoppedExternally: true` in the runbook, then `syncbook run rb.yaml --resume --allow-changed-runbook`: writesOff goes once they have stopped, and the verifier compares what the commit left. Or `syncbook run rb.yaml --resume --force=writes-stopped`: this step runs, and the cutover stays not verified.",
     );
-    // it names a runbook edit and its own commands: no plain --resume's to-do (StepFailure.beforeResume)
-    expect(e.beforeResume).toBe(false);
+    // it names a runbook edit, then the --resume with the flag that edit needs: status and the page
+    // offer that one, not a plain --resume (refused again: a review)
+    expect(e.beforeResume).toBe(true);
+    expect(e.resumeFlags).toEqual(["--allow-changed-runbook"]);
     expect(s.v.ops()).toEqual([]);
     expect(s.v.reads).toBe(0);
     expect(s.f.reads).toBe(0);
@@ -453,8 +455,11 @@ describe("verify: the writes-stopped interlock, before writesOff", () => {
     expect(e.message).toBe(`not verified: ${WRITES_OFF_FORCED} (${describeVerifier(PASSED)})`);
     expect(e.message).toMatch(/writes-stopped interlock was forced/);
     expect(e.reason).toBe("unsafe");
-    expect(e.beforeResume).toBe(false);
+    // said with the --resume its hint names (status, the page, the run's end), not a plain one
+    expect(e.beforeResume).toBe(true);
+    expect(e.resumeFlags).toEqual(["--allow-changed-runbook"]);
     expect(e.hint).toMatch(/^Nothing is verified for this cutover\. Stop the application's writes/);
+    expect(e.hint).toMatch(/--resume --allow-changed-runbook`/);
     // the journal's fold keeps it, so that a --resume, status and the report say the same
     const j = verifierJournal();
     for (const ev of s.events) j.apply(ev);

@@ -247,6 +247,12 @@ describe("runnerVerdict", () => {
       "syncbook run rb.yaml --resume   (first, as step 2 hold's failure said: Restart the verifier with --clean, then --resume.)",
     );
     expect(failedWith({}).next).toBe("syncbook run rb.yaml --resume");
+    // its way on edits the runbook: the --resume with the flags it needs (a plain one is refused again)
+    expect(failedWith({ hintBeforeResume: true, resumeFlags: ["--allow-changed-runbook"] }).next).toBe(
+      "syncbook run rb.yaml --resume --allow-changed-runbook   (first, as step 2 hold's failure said: Restart the verifier with --clean, then --resume.)",
+    );
+    // flags without the mark are not the failure's: not said
+    expect(failedWith({ resumeFlags: ["--allow-changed-runbook"] }).next).toBe("syncbook run rb.yaml --resume");
     // the last run's failure only: a later run (a --to run short of that step) goes on elsewhere
     const failedStep = {
       index: 4,
@@ -258,6 +264,12 @@ describe("runnerVerdict", () => {
     };
     expect(resumeFirst([failedStep], 1)).toEqual({ number: 5, id: "commit", hint: failedStep.hint });
     expect(resumeFirst([failedStep], 2)).toBeUndefined();
+    expect(resumeFirst([{ ...failedStep, resumeFlags: ["--allow-changed-runbook"] }], 1)).toEqual({
+      number: 5,
+      id: "commit",
+      hint: failedStep.hint,
+      flags: ["--allow-changed-runbook"],
+    });
   });
 
   it("finished ok and committed past a step after the commit that failed (continueOnError): --from that step", () => {

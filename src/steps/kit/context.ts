@@ -219,12 +219,27 @@ export class StepFailure extends Error {
    * another command, or "the lines above", which are not on their screen).
    */
   readonly beforeResume: boolean;
-  constructor(message: string, opts: { hint?: string; reason?: StepFailure["reason"]; beforeResume?: true } = {}) {
+  /**
+   * The flags that `--resume` needs once the hint is done (`--allow-changed-runbook` after the
+   * runbook edit the hint names): a plain `--resume` is refused again, and status and the page
+   * offered it (a review). Only with `beforeResume`.
+   */
+  readonly resumeFlags: readonly string[] | undefined;
+  constructor(
+    message: string,
+    opts: {
+      hint?: string;
+      reason?: StepFailure["reason"];
+      beforeResume?: true;
+      resumeFlags?: readonly string[];
+    } = {},
+  ) {
     super(message);
     this.name = "StepFailure";
     this.hint = opts.hint;
     this.reason = opts.reason ?? "failed";
     this.beforeResume = opts.beforeResume === true && opts.hint !== undefined;
+    this.resumeFlags = this.beforeResume && opts.resumeFlags?.length ? opts.resumeFlags : undefined;
   }
 }
 

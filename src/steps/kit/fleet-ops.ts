@@ -127,7 +127,16 @@ export function short(err: ApiError | undefined): string {
 }
 
 /** A named interlock: ok, or refused with the reason unless forced. Emits the decision either way. */
-export function checkInterlock(ctx: StepContext, check: string, ok: boolean, reason: string, hint?: string): void {
+export function checkInterlock(
+  ctx: StepContext,
+  check: string,
+  ok: boolean,
+  reason: string,
+  hint?: string,
+  // the hint says what to do before the --resume that asks again, and the flags it needs then
+  // (`StepFailure.beforeResume`, `resumeFlags`)
+  resume?: { beforeResume: true; resumeFlags?: readonly string[] },
+): void {
   const forced = !ok && ctx.run.force.has(check);
   // durable with the command it lets through (its request line is fsynced before it leaves), or
   // with the step's failure: no fsync of its own on the way to the commit
@@ -147,6 +156,7 @@ export function checkInterlock(ctx: StepContext, check: string, ok: boolean, rea
     throw new StepFailure(`refused (${check}): ${reason}`, {
       reason: "interlock",
       hint: hint ?? `Fix the cause; only if you are certain it is safe, rerun with --force=${check}.`,
+      ...(resume && hint !== undefined ? resume : {}),
     });
   }
 }
