@@ -91,6 +91,23 @@ export function runAgainAfterCommit(m: CutoverModel, traits: WindowKindTraits): 
 }
 
 /**
+ * The step attempted last: the latest attempt's start, not the furthest step attempted (a
+ * `--from` run that failed before the step an earlier run reached: a review saw status name the
+ * earlier run's step as the last, and the page miss the failure's hint). One rule for status and
+ * the watch page.
+ */
+export function lastAttempted<S extends Pick<ModelStep, "index" | "attempts">>(steps: readonly S[]): S | undefined {
+  let last: S | undefined;
+  for (const s of steps) {
+    const a = s.attempts.at(-1);
+    if (a === undefined) continue;
+    const b = last?.attempts.at(-1);
+    if (b === undefined || a.startedAt >= b.startedAt) last = s;
+  }
+  return last;
+}
+
+/**
  * What the `--resume` that runs the last step again needs done first, as its failure said: a hint
  * its step marked so (src/steps/kit/context.ts `StepFailure.beforeResume`: restart the verifier,
  * check the fleet by hand) of the last run (`lastRun`), else none; `flags`: what that `--resume` needs
@@ -103,7 +120,7 @@ export function resumeFirst(
   >[],
   lastRun: number | undefined,
 ): { number: number; id: string; hint: string; flags?: string[] } | undefined {
-  const last = steps.filter((s) => s.attempts.length > 0).at(-1);
+  const last = lastAttempted(steps);
   // the last run's failure only: an earlier run's (a --to run after it stopped short of that step)
   // is not where the resume goes on (a review saw a commit's hint from the run before)
   return last?.outcome === "failed" &&

@@ -78,7 +78,7 @@ import {
   type NextOffer,
   type NextRun,
 } from "../next-run.js";
-import { commitAhead, resumeFirst, runAgainAfterCommit, stoppedInCommitAhead } from "../model/again.js";
+import { commitAhead, lastAttempted, resumeFirst, runAgainAfterCommit, stoppedInCommitAhead } from "../model/again.js";
 
 /**
  * 2: an instance's `copy` has no `percent` (it was its share of the fleet's estimate); the fleet's is `copy`.
@@ -974,7 +974,7 @@ async function readJournalStatus(
     const from = stopWritesBefore(runbook, refusal.id);
     if (from !== undefined) out.restopFrom = from;
   }
-  const last = model.steps.filter((s) => s.attempts.length > 0).at(-1);
+  const last = lastAttempted(model.steps);
   const first = resumeFirst(model.steps, lastRun);
   if (last)
     out.lastStep = {

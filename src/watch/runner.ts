@@ -11,7 +11,13 @@
 import { instanceLabel } from "../events.js";
 import type { CutoverModel } from "../model/contract.js";
 import { CUT_OFF_WORDS, cutOff, syncCommits } from "../model/fold.js";
-import { resumeFirst, runAgainAfterCommit, stopAgainBefore, stoppedInCommitAhead } from "../model/again.js";
+import {
+  lastAttempted,
+  resumeFirst,
+  runAgainAfterCommit,
+  stopAgainBefore,
+  stoppedInCommitAhead,
+} from "../model/again.js";
 import { traitsOf } from "../steps/index.js";
 import { stoppedInCommitWords } from "../fleet/index.js";
 import { formatDuration } from "../runbook/duration.js";
@@ -376,7 +382,7 @@ export function stateLeft(m: CutoverModel, now: number, runnerGone = true): stri
   const step = m.current !== undefined ? m.steps.find((s) => s.index === m.current) : undefined;
   if (step) out.push(`in step ${step.index + 1} ${step.id} (${step.kind})`);
   else {
-    const last = m.steps.filter((s) => s.attempts.length > 0).at(-1);
+    const last = lastAttempted(m.steps);
     // a step its run ended in without its end is no running step (it said "running" after an --abort)
     if (last) out.push(`last step: ${last.index + 1} ${last.id}, ${cutOff(m, last) ? CUT_OFF_WORDS : last.outcome}`);
   }

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/events.js";
 import { CutoverFold } from "../../src/model/fold.js";
-import { resumeFirst } from "../../src/model/again.js";
+import { lastAttempted, resumeFirst } from "../../src/model/again.js";
 import { traitsOf } from "../../src/steps/index.js";
 import { runnerVerdict, stateLeft, type RunnerInput } from "../../src/watch/runner.js";
 import { buildState } from "../../src/watch/state.js";
@@ -270,6 +270,43 @@ describe("runnerVerdict", () => {
       hint: failedStep.hint,
       flags: ["--allow-changed-runbook"],
     });
+  });
+
+  // a review: a --from run that failed before the step an earlier run reached; the page and status
+  // took the furthest step attempted as the last, missed its failure's hint and named the other
+  it("a later run failed before the step an earlier one reached: that failure is the last, with its hint", () => {
+    const m = killedModel([
+      ev("step.finished", 3000, { index: 1, id: "hold", outcome: "ok", durationMs: 1000 }),
+      commitStep(),
+      ev("step.finished", 2500, { index: 2, id: "commit", outcome: "failed", durationMs: 100, error: "refused" }),
+      ev("run.finished", 3100, { outcome: "failed", exitCode: 1, durationMs: 3100, committed: false }),
+      runStarted(steps),
+      ev("step.started", 3500, { index: 1, id: "hold", kind: "hook", title: "hold" }),
+      ev("step.finished", 3600, {
+        index: 1,
+        id: "hold",
+        outcome: "failed",
+        durationMs: 100,
+        error: "boom",
+        hint: "Restart the verifier with --clean, then --resume.",
+        hintBeforeResume: true,
+      }),
+      ev("run.finished", 3700, { outcome: "failed", exitCode: 1, durationMs: 200, committed: false }),
+    ]);
+    expect(lastAttempted(m.steps)?.id).toBe("hold");
+    expect(resumeFirst(m.steps, m.runs.at(-1)?.n)).toMatchObject({ number: 2, id: "hold" });
+    expect(ended(m).next).toBe(
+      "syncbook run rb.yaml --resume   (first, as step 2 hold's failure said: Restart the verifier with --clean, then --resume.)",
+    );
+    expect(stateLeft(m, at(4000))).toContain("last step: 2 hold, failed");
+    // ties (one start time): the step further on
+    const tie = [
+      { index: 0, attempts: [{ run: 1, startedAt: 5, outcome: "ok" as const }] },
+      { index: 1, attempts: [{ run: 1, startedAt: 5, outcome: "ok" as const }] },
+      { index: 2, attempts: [] },
+    ];
+    expect(lastAttempted(tie)?.index).toBe(1);
+    expect(lastAttempted([])).toBeUndefined();
   });
 
   it("finished ok and committed past a step after the commit that failed (continueOnError): --from that step", () => {
