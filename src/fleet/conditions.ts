@@ -93,6 +93,8 @@ export interface VerifierStanding {
   result?: string;
   /** The result is refused only because the verification did not begin at generation 0 for this cutover (earned.ts `notFromStart`). */
   notFromStart?: true;
+  /** The result is refused because it compared nothing (earned.ts `comparedNothing`). */
+  comparedNothing?: true;
 }
 
 const NOT_JUDGED = "whether it is this cutover's verification was not judged";

@@ -297,6 +297,19 @@ function judge(ctx: StepContext, p: VerifierProgress, before: string[] | undefin
     });
   }
   const why = standing.result;
+  if (standing.comparedNothing) {
+    const restart = "restart the verifier with --clean (or on a new metadata database)";
+    const filtered = m.filter !== undefined;
+    throw new StepFailure(`not verified: ${why} (${describeVerifier(p)})`, {
+      reason: "unsafe",
+      beforeResume: true,
+      // the filter is the runbook's: corrected there, the --resume needs the flag (StepFailure.resumeFlags)
+      ...(filtered ? { resumeFlags: ["--allow-changed-runbook"] } : {}),
+      hint: filtered
+        ? `Nothing is verified for this cutover. Correct the check's \`filter\` in the runbook (or remove it), ${restart}, then \`syncbook run ${ctx.run.target} --resume --allow-changed-runbook\`: this step sends a new check with it.`
+        : `Nothing is verified for this cutover. Start the verifier again with --verifyAll (or a --srcNamespace for each collection to verify) and --clean (or on a new metadata database), then \`syncbook run ${ctx.run.target} --resume\`: this step sends a new check. If the source truly has no collection, there is nothing to verify, and the cutover stays not verified.`,
+    });
+  }
   if (why === WRITES_OFF_FORCED)
     throw new StepFailure(`not verified: ${why} (${describeVerifier(p)})`, {
       reason: "unsafe",

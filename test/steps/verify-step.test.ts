@@ -1242,6 +1242,71 @@ describe("beginCheck: change event application first (before it a check finds co
   });
 });
 
+describe("a result that compared nothing is not verified (gen0Stats)", () => {
+  // an outside conformance review against migration-verifier v0.2.1: a verifier started without
+  // --verifyAll or --srcNamespace creates no task (check.go CreateInitialTasksIfNeeded), its
+  // generations end at once, and its last answer is idle, nothing failed, gen0Stats all 0
+  // (progress.go lines 81-97, summary.go lines 362-365): every output said "verified"
+  const withGen0 = (g0: Record<string, number>, counters = { total: 0, completed: 0 }): VerifierProgress => ({
+    ...vp("idle", 2, counters),
+    gen0Stats: { docsCompared: 0, totalDocs: 0, srcBytesCompared: 0, totalSrcBytes: 0, totalNamespaces: 0, ...g0 },
+  });
+  it("no namespace verified: refused, not verified, the verifier's restart with --verifyAll named", async () => {
+    const end = withGen0({});
+    const s = setup({ progress: documented(end) });
+    const e = await failure(s.run());
+    expect(e.reason).toBe("unsafe");
+    expect(e.message).toBe(
+      `not verified: the verifier compared no collection: its generation 0 verified 0 namespaces (gen0Stats.totalNamespaces 0), so no task could fail (${describeVerifier(end)})`,
+    );
+    expect(e.hint).toBe(
+      "Nothing is verified for this cutover. Start the verifier again with --verifyAll (or a --srcNamespace for each collection to verify) and --clean (or on a new metadata database), then `syncbook run rb.yaml --resume`: this step sends a new check. If the source truly has no collection, there is nothing to verify, and the cutover stays not verified.",
+    );
+    expect(e.beforeResume).toBe(true);
+    expect(e.resumeFlags).toBeUndefined();
+    expect(s.of("verifier.verified")).toEqual([]);
+    expect(s.m.verified).toBeUndefined();
+    // the one rule every reader asks
+    expect(verifierEarned(s.m, end)).toMatchObject({
+      comparedNothing: true,
+      result: expect.stringMatching(/^the verifier compared no collection/),
+    });
+  });
+
+  it("a filter that matched no document: refused, its correction in the runbook and the --resume with --allow-changed-runbook", async () => {
+    const end = withGen0({ totalDocs: 5000, totalNamespaces: 4 }, { total: 4, completed: 4 });
+    const s = setup({ progress: documented(end) });
+    const e = await failure(s.run({ filter: { nope: true } }));
+    expect(e.message).toBe(
+      `not verified: the check's filter {"nope":true} matched no document: generation 0 compared 0 of about 5000 (${describeVerifier(end)})`,
+    );
+    expect(e.hint).toBe(
+      "Nothing is verified for this cutover. Correct the check's `filter` in the runbook (or remove it), restart the verifier with --clean (or on a new metadata database), then `syncbook run rb.yaml --resume --allow-changed-runbook`: this step sends a new check with it.",
+    );
+    expect(e.beforeResume).toBe(true);
+    expect(e.resumeFlags).toEqual(["--allow-changed-runbook"]);
+    // without a filter: the same count, said without one
+    const bare = setup({ progress: documented(end) });
+    expect((await failure(bare.run())).message).toMatch(
+      /^not verified: generation 0 compared 0 documents of about 5000 \(/,
+    );
+  });
+
+  it.each([
+    ["empty collections (their metadata compared)", withGen0({ totalNamespaces: 4 })],
+    ["every document compared", withGen0({ docsCompared: 5000, totalDocs: 5000, totalNamespaces: 4 })],
+    [
+      "fewer compared than the estimate (deleted while it ran)",
+      withGen0({ docsCompared: 1, totalDocs: 5000, totalNamespaces: 4 }),
+    ],
+    ["no gen0Stats (a verifier before v0.1.10)", PASSED],
+  ])("%s: verified", async (_, end) => {
+    const s = setup({ progress: documented(end) });
+    await s.run();
+    expect(s.m.verified).toBeDefined();
+  });
+});
+
 describe("awaitResult and the result [success]", () => {
   const differences = (failed: number, mismatched: number) =>
     vp("idle", 3, { total: 8, completed: 8, failed, mismatched });

@@ -232,6 +232,33 @@ export function notFromStart(m: VerifierMemory, p: VerifierProgress): string | u
 }
 
 /**
+ * Why a finished, passing result compared nothing, or undefined: its generation 0 verified no
+ * namespace, or compared no document of an estimated total above 0. Read from `gen0Stats`
+ * (migration-verifier v0.2.1 progress.go lines 81-97: generation 0's statistics, sent from
+ * generation 1 on; summary.go lines 362-365: none persisted, all 0). A verifier started without
+ * `--verifyAll` or `--srcNamespace` creates no task (check.go `CreateInitialTasksIfNeeded`: "if
+ * len(verifier.srcNamespaces) == 0 { return nil }"), and its generations end at once: idle, no task
+ * failed, and every output said "verified" (an outside conformance review). A check whose filter
+ * matches no document compares none. Not published: whether a source with no collection at all
+ * answers otherwise; the reading that fails safe is that it is not verified (nothing was
+ * compared). An answer without `gen0Stats` (before v0.1.10, or a verifier outside the contract,
+ * whose progress lists no such field) is not judged here.
+ */
+export function comparedNothing(p: VerifierProgress, filter: string | undefined): string | undefined {
+  const g0 = p.gen0Stats;
+  if (g0 === undefined || g0 === null || typeof g0 !== "object") return undefined;
+  const namespaces = (g0 as { totalNamespaces?: unknown }).totalNamespaces;
+  if (namespaces === 0)
+    return "the verifier compared no collection: its generation 0 verified 0 namespaces (gen0Stats.totalNamespaces 0), so no task could fail";
+  const docs = generationDocs(g0);
+  if (docs !== undefined && docs.compared === 0 && docs.total > 0)
+    return filter !== undefined
+      ? `the check's filter ${filter} matched no document: generation 0 compared 0 of about ${docs.total}`
+      : `generation 0 compared 0 documents of about ${docs.total}`;
+  return undefined;
+}
+
+/**
  * Why no answer can be this cutover's check (or result) with what the run has asked so far, or
  * undefined: reasons that no progress read can change (a wait on them would only run out of time).
  */
@@ -295,7 +322,10 @@ export function verifierEarned(m: VerifierMemory, p: VerifierProgress): Verifier
   // a result otherwise this cutover's, of a verification not known to have begun at generation 0
   // for it: no condition counts it, and `verify` refuses it (verify.ts judge)
   const short = notFromStart(m, p);
-  return short === undefined ? {} : { result: short, notFromStart: true };
+  if (short !== undefined) return { result: short, notFromStart: true };
+  // a result that compared nothing verifies nothing (a verifier given no namespace, a filter that matches none)
+  const nothing = comparedNothing(p, m.filter);
+  return nothing === undefined ? {} : { result: nothing, comparedNothing: true };
 }
 
 /**
