@@ -91,10 +91,11 @@ export function runAgainAfterCommit(m: CutoverModel, traits: WindowKindTraits): 
 }
 
 /**
- * The step attempted last: the latest attempt's start, not the furthest step attempted (a
- * `--from` run that failed before the step an earlier run reached: a review saw status name the
- * earlier run's step as the last, and the page miss the failure's hint). One rule for status and
- * the watch page.
+ * The step attempted last: the latest attempt's run, then its start within that run, not the
+ * furthest step attempted (a `--from` run that failed before the step an earlier run reached: a
+ * review saw status name the earlier run's step as the last, and the page miss the failure's
+ * hint). Runs in their journal order, not by clock: a later run on a host whose clock is behind
+ * is still the later (a review stepped one back 10 minutes). One rule for status and the page.
  */
 export function lastAttempted<S extends Pick<ModelStep, "index" | "attempts">>(steps: readonly S[]): S | undefined {
   let last: S | undefined;
@@ -102,7 +103,7 @@ export function lastAttempted<S extends Pick<ModelStep, "index" | "attempts">>(s
     const a = s.attempts.at(-1);
     if (a === undefined) continue;
     const b = last?.attempts.at(-1);
-    if (b === undefined || a.startedAt >= b.startedAt) last = s;
+    if (b === undefined || a.run > b.run || (a.run === b.run && a.startedAt >= b.startedAt)) last = s;
   }
   return last;
 }

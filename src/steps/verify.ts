@@ -310,13 +310,19 @@ function judge(ctx: StepContext, p: VerifierProgress, before: string[] | undefin
         : `Nothing is verified for this cutover. Start the verifier again with --verifyAll (or a --srcNamespace for each collection to verify) and --clean (or on a new metadata database), then \`syncbook run ${ctx.run.target} --resume\`: this step sends a new check. If the source truly has no collection, there is nothing to verify, and the cutover stays not verified.`,
     });
   }
-  if (why === WRITES_OFF_FORCED)
+  if (why === WRITES_OFF_FORCED) {
+    // the stop declared already (a run after the edit, the verifier not restarted): its restart
+    // and a plain --resume, not the edit again with the flag (a review followed it there)
+    const declared = ctx.run.runbook.writesStoppedExternally === true;
     throw new StepFailure(`not verified: ${why} (${describeVerifier(p)})`, {
       reason: "unsafe",
       // said with the --resume it names (status, the page): a plain one is refused again (a review)
-      ...ALLOW_CHANGED,
-      hint: `Nothing is verified for this cutover. Stop the application's writes and declare \`writesStoppedExternally: true\` in the runbook (a stopWrites step does not count for a commit sent past a forced writes-stopped interlock), restart the verifier with --clean (or on a new metadata database), then \`syncbook run ${ctx.run.target} --resume --allow-changed-runbook\`: this step sends a new check and writesOff.`,
+      ...(declared ? { beforeResume: true } : ALLOW_CHANGED),
+      hint: declared
+        ? `Nothing is verified for this cutover. The runbook declares the application's writes stopped (\`writesStoppedExternally: true\`), and this verifier's writesOff went before that: restart the verifier with --clean (or on a new metadata database), then \`syncbook run ${ctx.run.target} --resume\`: this step sends a new check and writesOff.`
+        : `Nothing is verified for this cutover. Stop the application's writes and declare \`writesStoppedExternally: true\` in the runbook (a stopWrites step does not count for a commit sent past a forced writes-stopped interlock), restart the verifier with --clean (or on a new metadata database), then \`syncbook run ${ctx.run.target} --resume --allow-changed-runbook\`: this step sends a new check and writesOff.`,
     });
+  }
   if (why !== undefined)
     throw new StepFailure(`not a verification result: ${why} (${describeVerifier(p)})`, {
       beforeResume: true,

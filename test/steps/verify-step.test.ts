@@ -503,6 +503,26 @@ describe("verify: the writes-stopped interlock, before writesOff", () => {
     expect(j.state().writesOffForced).toBeUndefined();
   });
 
+  // a review: the stop declared after a forced writesOff, the verifier not restarted: the hint said
+  // to declare it again, and the --resume offered carried --allow-changed-runbook, needed no more
+  it("a forced writesOff's result after the stop was declared: the verifier's restart and a plain --resume", async () => {
+    const s = setup(
+      { progress: [PASSED] },
+      {
+        memory: accepted({ writesOff: { answered: "ok", at: 1 }, writesOffGeneration: 0, writesOffForced: true }),
+        external: true,
+      },
+    );
+    const e = await failure(s.run());
+    expect(e.message).toBe(`not verified: ${WRITES_OFF_FORCED} (${describeVerifier(PASSED)})`);
+    expect(e.hint).toBe(
+      "Nothing is verified for this cutover. The runbook declares the application's writes stopped (`writesStoppedExternally: true`), and this verifier's writesOff went before that: restart the verifier with --clean (or on a new metadata database), then `syncbook run rb.yaml --resume`: this step sends a new check and writesOff.",
+    );
+    expect(e.beforeResume).toBe(true);
+    expect(e.resumeFlags).toBeUndefined();
+    expect(s.v.ops()).toEqual([]);
+  });
+
   it("asked again when the earlier writesOff was refused", async () => {
     const s = setup(
       { progress: [CHECKING, PASSED] },

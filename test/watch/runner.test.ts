@@ -306,6 +306,12 @@ describe("runnerVerdict", () => {
       { index: 2, attempts: [] },
     ];
     expect(lastAttempted(tie)?.index).toBe(1);
+    // a later run whose clock is behind: still the later (runs in journal order, not by clock)
+    const skewed = [
+      { index: 3, attempts: [{ run: 1, startedAt: 9_000, outcome: "failed" as const }] },
+      { index: 1, attempts: [{ run: 2, startedAt: 1_000, outcome: "failed" as const }] },
+    ];
+    expect(lastAttempted(skewed)?.index).toBe(1);
     expect(lastAttempted([])).toBeUndefined();
   });
 
