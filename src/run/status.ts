@@ -1187,14 +1187,22 @@ async function readJournalStatus(
   const cut = stopAbortCut(state);
   if (cut) out.writesStopAbortCut = { step: cut.stepIndex + 1, id: cut.id };
   const next = nextOffer(out);
-  // the way on with --allow-changed-runbook names `againVars`, a secret one masked and said so
-  const unchecked = (run: NextRun): boolean => againVars !== undefined && run.args.includes("--allow-changed-runbook");
+  // a --resume whose failure's way on edits the runbook (`resumeFlags`): its --allow-changed-runbook
+  // checks no value against the cutover's either, so it names them as the --from above does (a
+  // review: a secret --var left out, and the edited runbook's run read its default, another verifier)
+  const editVars =
+    againVars === undefined && out.lastStep?.resumeFlags?.includes("--allow-changed-runbook")
+      ? cutoverVarsFrom(cutoverValuesKnown(state, named), named, out.lastStep.id)
+      : undefined;
+  const wayVars = againVars ?? editVars;
+  // the way on with --allow-changed-runbook names `wayVars`, a secret one masked and said so
+  const unchecked = (run: NextRun): boolean => wayVars !== undefined && run.args.includes("--allow-changed-runbook");
   // a --var the cutover was given that holds a secret: the commands offered leave it out
   // (src/next-run.ts `wayOnVars`), the one with --allow-changed-runbook shows it masked. Said only
   // where a command is offered (an outside review: "the commands offered leave out" with none)
   const shown = next?.runs.some(unchecked) === true;
   const secret = shown
-    ? againVars!.vars.filter((v) => v.slice(v.indexOf("=")).includes(MASK)).map((v) => v.slice(0, v.indexOf("=")))
+    ? wayVars!.vars.filter((v) => v.slice(v.indexOf("=")).includes(MASK)).map((v) => v.slice(0, v.indexOf("=")))
     : (state.given ?? []).filter((n) => String(state.vars?.[n] ?? "").includes(MASK));
   const them = secret.length === 1 ? "it" : "them";
   const flags = secret.map((n) => `--var ${n}`).join(", ");
@@ -1212,10 +1220,10 @@ async function readJournalStatus(
   if (next)
     out.next = offerAfterFile(
       named,
-      againVars?.note !== undefined
-        ? { ...next, runs: next.runs.map((r) => (unchecked(r) ? { ...r, does: `${r.does} (${againVars.note})` } : r)) }
+      wayVars?.note !== undefined
+        ? { ...next, runs: next.runs.map((r) => (unchecked(r) ? { ...r, does: `${r.does} (${wayVars.note})` } : r)) }
         : next,
-      (run) => varArgs(unchecked(run) ? againVars!.vars : varsOf(state)),
+      (run) => varArgs(unchecked(run) ? wayVars!.vars : varsOf(state)),
     );
   return { status: out, memory: state.verifier };
 }

@@ -149,9 +149,20 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
     (acted?.journal !== undefined ? m.runs.filter((r) => r.journal === acted.journal).at(-1)?.hash : undefined) ??
     m.cutover.hash;
   const resumeChanged = i.runbookHash !== undefined && resumedHash !== undefined && i.runbookHash !== resumedHash;
-  const resumeWith = (flags: readonly string[], ...why: string[]): string => {
-    const notes = [...(resumeChanged ? [RUNBOOK_CHANGED_NOTE] : []), ...why];
-    return `syncbook run ${rb} ${["--resume", ...flags].join(" ")}${vars}${notes.length ? `   (${notes.join("; ")})` : ""}`;
+  const resumeWith = (flags: readonly string[], at?: string, ...why: string[]): string => {
+    // --allow-changed-runbook checks no value against the cutover's: the values the steps from
+    // there read, as the cutover had them, as status names them (a review: a secret --var left
+    // out, and the run read its default, another verifier)
+    const kept =
+      at !== undefined && flags.includes("--allow-changed-runbook") && i.goOnVars && m.cutoverValues
+        ? i.goOnVars({ decidedVars: m.whenVars, cutoverValues: m.cutoverValues }, at)
+        : undefined;
+    const notes = [
+      ...(resumeChanged ? [RUNBOOK_CHANGED_NOTE] : []),
+      ...why,
+      ...(kept?.note !== undefined ? [kept.note] : []),
+    ];
+    return `syncbook run ${rb} ${["--resume", ...flags].join(" ")}${kept ? varArgs(kept.vars) : vars}${notes.length ? `   (${notes.join("; ")})` : ""}`;
   };
   // the writes-on hook refused: an instance stopped during the commit (src/steps/hook.ts). A plain
   // --resume is refused again: the forced one, for one who knows, and what to do instead
@@ -165,6 +176,7 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
     : resumeWith(
         // the flags its failure needs once its hint is done (a runbook edit: --allow-changed-runbook)
         first?.flags ?? [],
+        first?.id,
         ...(sic !== undefined && refusesAhead ? [STOPPED_IN_COMMIT_AHEAD] : []),
         // what to do first, as the failed step said (status says it too): a plain --resume meets the
         // same failure (a trial: a verify refused the earlier cutover's check, and the page offered it)
@@ -242,7 +254,7 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
       // after the commit that failed (continueOnError) runs again in the cutover with --from
       // called off (every undo --abort owed ran): --resume goes on with it later, as the abort's end says
       ...(run.ended === "called-off"
-        ? { next: statusFirst ?? resumeWith([], CALLED_OFF_RESUME) }
+        ? { next: statusFirst ?? resumeWith([], undefined, CALLED_OFF_RESUME) }
         : run.outcome !== "ok" || run.to !== undefined
           ? { next: abortFirst ?? resume }
           : again

@@ -10,7 +10,7 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cli } from "../support/run.js";
+import { cli, watchState } from "../support/run.js";
 import {
   CHECK,
   CLI_CUTOVER_DEFAULTS,
@@ -80,6 +80,50 @@ const FORCED_OFF =
   /not verified: this cutover's writesOff was sent with the application's writes not known stopped \(its writes-stopped interlock was forced\)/;
 
 describe("a commit let through by a forced writes-stopped interlock", () => {
+  // a review: the --resume --allow-changed-runbook offered left out a secret --var (the verifier's
+  // URL with a password), and, the runbook edited, that run read its default: another verifier
+  it("the way on with --allow-changed-runbook names the cutover's values, a secret one masked: status, the page, the run's end", async () => {
+    const sim = await fastSim({ instances: 1, timeScale: 100, graceMs: 120_000 });
+    made.sims.push(sim);
+    const dir = tempDir();
+    made.dirs.push(dir);
+    const file = join(dir, "rb.yaml");
+    const secretUrl = sim.verifierUrl.replace("http://", "http://op:Sup3rSecretPw@");
+    writeFileSync(
+      file,
+      cutoverYaml(sim, {
+        defaults: CLI_CUTOVER_DEFAULTS,
+        head: 'vars: { verifier: "http://127.0.0.1:9" }\n',
+        steps: START + READY + CHECK + FAILING_STOP + DRAINED + COMMIT + COMMITTED + VERIFY,
+      }).replace(`verifier: "${sim.verifierUrl}"`, 'verifier: "${vars.verifier}"'),
+    );
+    const run = (...a: string[]) =>
+      cli(["run", file, "--renderer", "simple", "--var", `verifier=${secretUrl}`, ...a], { cwd: dir });
+    expect((await run()).code).toBe(1);
+    sim.control.setWrites({ enabled: false });
+    expect((await run("--from", "drained", "--to", "committed", "--force", "writes-stopped", "--yes")).code).toBe(0);
+    const again = await run("--resume", "--force", "writes-stopped", "--yes");
+    expect(again.code, again.all).toBe(1);
+    const kept = `--var 'verifier=http://***@${sim.verifierUrl.slice("http://".length).replace(/\/$/, "")}'`;
+    expect(again.all).toContain(
+      `  once the hint above is done, resume with: syncbook run ${file} ${kept} --resume --allow-changed-runbook (a --var shown with *** holds a secret: set each as that run did)`,
+    );
+    // not also "these commands leave out --var verifier": it is shown, masked
+    expect(again.all).not.toMatch(/these commands leave out/);
+    const st = await cli(["status", file], { cwd: dir });
+    expect(st.stdout).toContain(`    syncbook run ${file} --resume --allow-changed-runbook ${kept}\n`);
+    const sj = await cli(["status", file, "--json"], { cwd: dir });
+    const next = (JSON.parse(sj.stdout) as { journal: { next?: { runs: { args: string }[] } } }).journal.next;
+    expect(next?.runs.map((r) => r.args)).toEqual([`--resume --allow-changed-runbook ${kept}`]);
+    const page = (await watchState([file], dir)).runner;
+    expect(page.next).toMatch(
+      new RegExp(
+        `^syncbook run ${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} --resume --allow-changed-runbook ${kept.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} {3}\\(first, as step 8 verify's failure said: .*a --var shown with \\*\\*\\* holds a secret`,
+      ),
+    );
+    expect(again.all + st.all + sj.all + JSON.stringify(page)).not.toContain("Sup3rSecretPw");
+  }, 120_000);
+
   it('in the run that forced it, verify\'s writesOff is forced too: not verified (it said "committed · verified")', async () => {
     const { run, writesOff, failedStop } = await cutover();
     await failedStop();
