@@ -1039,8 +1039,15 @@ export function refuseSentByEarlierCutover(
     // write stop before it, whose run counts a write stop of its own (`restopFor`)
     const only = `syncbook run ${target}${run === "new cutover" || run === "first step" ? " --new-cutover" : ""} --from ${(c.op === "commit" && restopFor(loaded.runbook!, from)) || id} --only <the instances it did not reach>`;
     const aside = loaded.redact(shellCommand(["mv", dir, `${dir}.set-aside`]));
+    // another journal of the run's own cutover (a --from run after a run that left its commit in
+    // doubt): an earlier run of this cutover, not "an earlier cutover" a newer one left (a review)
+    const ours = own.cutover !== undefined && j.cutover === own.cutover;
+    const whose = ours
+      ? `the journal ${j.file} of an earlier run of this cutover, ${j.cutover},`
+      : `the journal ${j.file} of an earlier cutover, ${j.cutover},`;
+    const since = ours ? "" : "a newer cutover of this runbook left it unfinished and sent none since, and ";
     throw new UserError(
-      `${what}: the journal ${j.file} of an earlier cutover, ${j.cutover}, shows ${c.op} (step ${c.stepIndex + 1} "${id}") may have reached ${c.instances.join(", ")} (${c.answers}), and this ${run === "resume" ? "resume" : "run"} would send it again: a newer cutover of this runbook left it unfinished and sent none since, and the fleet may still hold it: a ${c.op} is never sent twice to an instance${NOTHING_SENT}`,
+      `${what}: ${whose} shows ${c.op} (step ${c.stepIndex + 1} "${id}") may have reached ${c.instances.join(", ")} (${c.answers}), and this ${run === "resume" ? "resume" : "run"} would send it again: ${since}the fleet may still hold it: a ${c.op} is never sent twice to an instance${NOTHING_SENT}`,
       {
         hint: `See the fleet: ${status}. If it shows the ${c.op} never reached some instances (they refused it), send it only to those: ${only}. ${fresh ? `If the sync was set back by hand since (the fleet IDLE again), start a new cutover from its start, whose interlock checks the fleet is IDLE: ${fresh} (without --from). If it was set back and started again by hand, that` : "If the sync was set back and started again by hand since, that"} cutover's commands went to a sync that no longer runs: set the runbook's journal folder aside (it stays those cutovers' record), then run this command again: ${aside}`,
         exitCode: ExitCode.interlock,

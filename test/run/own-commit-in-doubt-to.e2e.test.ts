@@ -109,6 +109,21 @@ describe("a --to run of a cutover whose own commit is in doubt", () => {
       expect(resume.all, log).toContain(`syncbook: ${said![1]}\n`);
       expect(resume.all, log).toContain(`  hint: ${said![2]!.replace(/^S/, "s")}`);
       expect(posts(sim, "commit"), log).toEqual(sent);
+
+      // a --from run of the same cutover meets that commit in the first run's journal: an earlier
+      // run of this cutover, not "an earlier cutover" a newer one left unfinished (a review)
+      for (const from of ["commit", "drained"]) {
+        const r = await run(["--from", from, "--yes"]);
+        log += `\n--- --from ${from}\n${r.all}`;
+        expect(r.code, log).toBe(3);
+        expect(r.all, log).toMatch(
+          new RegExp(
+            `cannot go on with the last cutover from ${from}: the journal \\S+ of an earlier run of this cutover, \\S+, shows commit \\(step 5 "commit"\\) may have reached sync0, sync1 \\([^)]*\\), and this run would send it again: the fleet may still hold it: a commit is never sent twice to an instance; nothing was sent`,
+          ),
+        );
+        expect(r.all, log).not.toMatch(/of an earlier cutover|a newer cutover of this runbook/);
+        expect(posts(sim, "commit"), log).toEqual(sent);
+      }
     },
     120_000,
   );
