@@ -242,6 +242,22 @@ program
       .choices(["v0.2.1", "v0.2.0"])
       .default("v0.2.1"),
   )
+  .addOption(
+    new Option(
+      "--verifier-namespaces <which>",
+      "the verifier's namespaces: all (started with --verifyAll), none (started without --verifyAll or --srcNamespace: its generation 0 has no task and compares nothing)",
+    )
+      .choices(["all", "none"])
+      .default("all"),
+  )
+  .addOption(
+    new Option(
+      "--check-filter-matches <which>",
+      "whether the simulated documents match a check's filter (one with a condition): all, or none (its document tasks compare 0 documents)",
+    )
+      .choices(["all", "none"])
+      .default("all"),
+  )
   .addOption(new Option("--grace <ms>", "wall ms within which a command must reach every instance").default("2000"))
   .addOption(
     new Option(

@@ -23,6 +23,10 @@ export interface SimCliOptions {
   grace?: string;
   dataSet?: string;
   verifierRelease?: string;
+  /** `all` (the verifier started with --verifyAll) or `none` (neither --verifyAll nor --srcNamespace). */
+  verifierNamespaces?: string;
+  /** `all` or `none`: whether the simulated documents match a check's filter. */
+  checkFilterMatches?: string;
   /** Take the fleet's shape (instances, clusters, shard counts, service version) from this runbook. */
   runbook?: string;
 }
@@ -184,6 +188,19 @@ export async function main(opts: SimCliOptions, io: SimCliIo = {}): Promise<numb
         "v0.2.0 stands for the releases v0.1.6 to v0.2.0 (progress answers an empty HTTP 500 until the first check).",
       );
     options.verifierRelease = opts.verifierRelease as VerifierRelease;
+  }
+  if (opts.verifierNamespaces !== undefined) {
+    if (opts.verifierNamespaces !== "all" && opts.verifierNamespaces !== "none")
+      throw usage(
+        `--verifier-namespaces must be all or none, got "${opts.verifierNamespaces}"`,
+        "none: the verifier started without --verifyAll or --srcNamespace (its generation 0 has no task).",
+      );
+    options.verifierNamespaces = opts.verifierNamespaces;
+  }
+  if (opts.checkFilterMatches !== undefined) {
+    if (opts.checkFilterMatches !== "all" && opts.checkFilterMatches !== "none")
+      throw usage(`--check-filter-matches must be all or none, got "${opts.checkFilterMatches}"`);
+    options.checkFilterMatches = opts.checkFilterMatches;
   }
   if (opts.data !== undefined) options.data = await parseDataArg(opts.data);
   if (opts.timeScale !== undefined) options.timeScale = parseTimeScale(opts.timeScale, { frozen: true });

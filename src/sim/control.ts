@@ -21,7 +21,9 @@
  *   POST   /sim/verifier/restart     a new verifier process (after it exited, or to start over) on the
  *                                   old one's metadata: {"clean": true} (the default, --clean: dropped
  *                                   when its first check arrives) or false (that check resumes it);
- *                                   {"newMetadata": true}: an empty metadata database
+ *                                   {"newMetadata": true}: an empty metadata database;
+ *                                   {"namespaces": "none"}: started without --verifyAll or
+ *                                   --srcNamespace ("all": with --verifyAll; default: as before)
  */
 import { errorReply, type Reply } from "./replies.js";
 import type { SimWorld } from "./world.js";
@@ -158,12 +160,15 @@ async function route(world: SimWorld, method: string, path: string, text: string
     if (method !== "POST") return notAllowed("POST");
     const o = parseObject(text, true);
     if (isReply(o)) return o;
-    const extra = unknownKeys(o, ["clean", "newMetadata"]);
+    const extra = unknownKeys(o, ["clean", "newMetadata", "namespaces"]);
     if (extra) return bad(extra);
     if (o.clean !== undefined && typeof o.clean !== "boolean") return bad('"clean" must be true or false');
     if (o.newMetadata !== undefined && typeof o.newMetadata !== "boolean")
       return bad('"newMetadata" must be true or false');
+    if (o.namespaces !== undefined && o.namespaces !== "all" && o.namespaces !== "none")
+      return bad('"namespaces" must be "all" or "none"');
     await world.verifierHost.restart({
+      ...(o.namespaces !== undefined ? { namespaces: o.namespaces } : {}),
       ...(o.clean === false ? { clean: false } : {}),
       ...(o.newMetadata === true ? { newMetadata: true } : {}),
     });

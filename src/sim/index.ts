@@ -17,8 +17,10 @@ import { parseBytes } from "./units.js";
 import {
   DEFAULT_DATA_SET,
   LATEST_VERIFIER_RELEASE,
+  VERIFIER_NAMESPACES,
   VERIFIER_RELEASES,
   type DataSet,
+  type VerifierNamespaces,
   type VerifierRelease,
 } from "./verifier.js";
 import { DEFAULT_SERVICE_VERSION, VERSION_RE } from "./versions.js";
@@ -31,8 +33,15 @@ export type { ClusterSetting, StartRequest, Topology } from "./validate-start.js
 export type { SyncState } from "./instance.js";
 export type { ProgressBody } from "./progress-body.js";
 export type { ModelParams } from "./model.js";
-export type { VerifierProgressBody, VerificationStatus, VerifierPhase, DataSet, VerifierRelease } from "./verifier.js";
-export { DEFAULT_DATA_SET, VERIFIER_RELEASES } from "./verifier.js";
+export type {
+  VerifierProgressBody,
+  VerificationStatus,
+  VerifierPhase,
+  DataSet,
+  VerifierRelease,
+  VerifierNamespaces,
+} from "./verifier.js";
+export { DEFAULT_DATA_SET, VERIFIER_RELEASES, VERIFIER_NAMESPACES } from "./verifier.js";
 export type { FleetError } from "./coordinator.js";
 export { parseBytes, parseSeconds } from "./units.js";
 
@@ -82,6 +91,19 @@ export interface SimulatorOptions {
    * v0.2.0, whose progress answers an empty HTTP 500 until the first check.
    */
   verifierRelease?: VerifierRelease;
+  /**
+   * The namespaces the verifier process is started with (default `all`: `--verifyAll`). `none`:
+   * neither `--verifyAll` nor `--srcNamespace`, so a fresh verification's generation 0 has no task
+   * (migration-verifier v0.2.1 check.go `CreateInitialTasksIfNeeded`): gen0Stats all 0, with
+   * `totalNamespaces` 0. A restart keeps it unless `restartVerifier({ namespaces })` says otherwise.
+   */
+  verifierNamespaces?: VerifierNamespaces;
+  /**
+   * Whether the simulated documents match a check's filter, when the check has one with a
+   * condition (default `all`). `none`: its document tasks compare 0 documents (docsCompared 0 of
+   * totalDocs); the collections' metadata is still verified.
+   */
+  checkFilterMatches?: "all" | "none";
 }
 
 export interface SimulatorInstance {
@@ -114,7 +136,7 @@ export interface SimControl {
    * A new verifier process (after it exited, or to start over) on the old one's metadata: with
    * `--clean` (the default) its first check drops it, `clean: false` resumes it; `newMetadata`: none.
    */
-  restartVerifier(opts?: { clean?: boolean; newMetadata?: boolean }): Promise<void>;
+  restartVerifier(opts?: { clean?: boolean; newMetadata?: boolean; namespaces?: VerifierNamespaces }): Promise<void>;
 }
 
 export interface Simulator {
@@ -183,6 +205,14 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     throw new RangeError(
       `verifierRelease must be one of ${VERIFIER_RELEASES.join(", ")}, got "${String(verifierRelease)}"`,
     );
+  const verifierNamespaces = options.verifierNamespaces ?? "all";
+  if (!VERIFIER_NAMESPACES.includes(verifierNamespaces))
+    throw new RangeError(
+      `verifierNamespaces must be one of ${VERIFIER_NAMESPACES.join(", ")}, got "${String(verifierNamespaces)}"`,
+    );
+  const checkFilterMatches = options.checkFilterMatches ?? "all";
+  if (checkFilterMatches !== "all" && checkFilterMatches !== "none")
+    throw new RangeError(`checkFilterMatches must be all or none, got "${String(checkFilterMatches)}"`);
   const writeRate = options.writes?.rate ?? 1000;
   if (!Number.isFinite(writeRate) || writeRate < 0) throw new RangeError("writes.rate must be ≥ 0");
 
@@ -200,6 +230,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     dataSet,
     validateStart: loadStartValidator(),
     verifierRelease,
+    verifierNamespaces,
+    checkFilterMatches,
   });
   const maxBody = options.maxBodyBytes ?? 2 ** 20;
   const servers = Array.from({ length: n }, (_, i) => new TargetServer(world, i, host, maxBody));

@@ -7,7 +7,7 @@
 import type { SimClock } from "./clock.js";
 import type { FaultBook } from "./fault-book.js";
 import { BAD, DROP, goType, isObject, ok, parseBody, verifierError, type Reply } from "./replies.js";
-import { LATEST_VERIFIER_RELEASE, Verifier, specialCollections } from "./verifier.js";
+import { LATEST_VERIFIER_RELEASE, Verifier, specialCollections, type VerifierNamespaces } from "./verifier.js";
 import type { WorldConfig } from "./world.js";
 
 /** What the host reads of the world. */
@@ -37,7 +37,7 @@ export class VerifierHost {
 
   constructor(private readonly world: VerifierWorld) {
     const c = world.config;
-    this.verifier = new Verifier(c.model, c.totalBytes, c.dataSet);
+    this.verifier = new Verifier(c.model, c.totalBytes, c.dataSet, undefined, false, c.verifierNamespaces);
   }
 
   /** The verifier process exits: its listener closes and its connections are cut. */
@@ -53,8 +53,10 @@ export class VerifierHost {
    * persisted counters; facts: `--clean` drops the metadata only when the first check arrives)
    * and its first check starts afresh; with `clean: false` that check resumes the persisted
    * verification. With `newMetadata` it starts on an empty metadata database: no task at all.
+   * `namespaces`: the new process's `--verifyAll` (`all`) or neither it nor `--srcNamespace`
+   * (`none`); by default the old process's.
    */
-  async restart(opts: { clean?: boolean; newMetadata?: boolean } = {}): Promise<void> {
+  async restart(opts: { clean?: boolean; newMetadata?: boolean; namespaces?: VerifierNamespaces } = {}): Promise<void> {
     this.world.syncAll();
     const old = this.verifier;
     const held = opts.newMetadata === true ? undefined : old.persisted();
@@ -64,6 +66,7 @@ export class VerifierHost {
       this.world.config.dataSet,
       held,
       opts.clean !== false,
+      opts.namespaces ?? old.namespaces,
     );
     this.verifier.t = this.world.clock.now();
     if (old.exited === null) {
@@ -200,8 +203,13 @@ export class VerifierHost {
     if (parsed.filter !== undefined && parsed.filter !== null && !isObject(parsed.filter))
       return verifierError(400, `error decoding key filter: cannot decode ${goType(parsed.filter)} into a bson.D`);
     const t = this.world.syncAll();
+    // a filter with a condition, where the world's documents match none (`checkFilterMatches: "none"`)
+    const filterMatchesNothing =
+      this.world.config.checkFilterMatches === "none" &&
+      isObject(parsed.filter) &&
+      Object.keys(parsed.filter).length > 0;
     // "`check` answers success at once and starts later; a `check` after one already ran is answered success and ignored"
-    v.check(t);
+    v.check(t, { filterMatchesNothing });
     return ok();
   }
 

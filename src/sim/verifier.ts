@@ -45,10 +45,34 @@
  * internal/verifier/check.go `CheckDriver`: "if verifier.startClean { … Drop(ctx) … } else {
  * genOpt, err := verifier.readGeneration(ctx) … "Resuming in-progress verification." }"; main
  * only sets the flag: main/migration_verifier.go `v.SetStartClean(cCtx.Bool(startClean))`).
+ *
+ * Started without `--verifyAll` or `--srcNamespace` (`namespaces: "none"`), a fresh verification's
+ * generation 0 has no task (verifier source, tag v0.2.1, internal/verifier/check.go lines 500-505,
+ * `CreateInitialTasksIfNeeded`: "if !verifier.verifyAll { if len(verifier.srcNamespaces) == 0 {
+ * return nil } …"): it ends at once, its counters and amounts all 0 (`totalNamespaces` 0), and so is
+ * gen0Stats (progress.go lines 81-97 read generation 0's statistics from generation 1 on; with no
+ * task, summary.go lines 362-365 "if len(stats) == 0 { return comparisonStatistics{}, nil }"). Its
+ * change readers are not limited to namespaces then (change_stream.go `GetChangeStreamFilter`: with
+ * no namespaces, every user database but the verifier's own): documents written meanwhile are
+ * rechecked in the later generations as with `--verifyAll` (check.go `ensureCreateRecheckTaskIfNeeded`
+ * creates a generation's recheck task whenever its recheck queue holds a document), so a later
+ * generation may compare documents; with no writes every generation is empty. After `writesOff` it
+ * finishes (idle) as with namespaces. A check whose filter matches no simulated document
+ * (`filterMatchesNothing`, from the world's `checkFilterMatches: "none"`) verifies every
+ * collection's metadata, and its document tasks find no document on either side: they complete
+ * having compared 0 documents (docsCompared 0 of totalDocs, the collections' unfiltered estimated
+ * count).
  */
 import type { ModelParams } from "./model.js";
 
 export type VerifierPhase = "idle" | "check" | "recheck";
+
+/**
+ * The namespaces the verifier process was started with: `all` (`--verifyAll`, or a
+ * `--srcNamespace` for each collection), or `none` (neither flag: generation 0 creates no task).
+ */
+export const VERIFIER_NAMESPACES = ["all", "none"] as const;
+export type VerifierNamespaces = (typeof VERIFIER_NAMESPACES)[number];
 
 /**
  * The verifier releases the simulator emulates: v0.2.1 (the one a cutover should use), and v0.2.0
@@ -233,6 +257,8 @@ export class Verifier {
   #held: PersistedVerification | undefined;
   /** A check resumed what the metadata held (without --clean). */
   resumed = false;
+  /** The current check's filter matches no simulated document: its document tasks compare none. */
+  filterMatchesNothing = false;
   /**
    * Its progress the moment the check's setup ended, before any task ran: the answer of a progress
    * read that waited for the setup. The source's setup holds the verifier's lock (check.go
@@ -250,6 +276,8 @@ export class Verifier {
     held?: PersistedVerification,
     /** Started with `--clean`: the first check drops what it held, and starts afresh. */
     readonly startClean = false,
+    /** Started with `--verifyAll` (or namespaces): `all`; with neither flag: `none` (no task in generation 0). */
+    readonly namespaces: VerifierNamespaces = "all",
   ) {
     this.#partitionsTotal = Math.max(1, Math.ceil(totalBytes / params.verifyBytesPerTask));
     this.#special = specialCollections(dataSet);
@@ -299,9 +327,11 @@ export class Verifier {
    * (one runs already), or `restart` (after a finished verification: a setup whose end crashes
    * the published verifier).
    */
-  check(t: number): "start" | "ignored" | "restart" {
+  check(t: number, opts: { filterMatchesNothing?: boolean } = {}): "start" | "ignored" | "restart" {
     if (this.status === "setup" || this.status === "running") return "ignored";
     this.checks++;
+    // each check sets the filter (check.go `CheckDriver`: `verifier.globalFilter = filter`)
+    this.filterMatchesNothing = opts.filterMatchesNothing === true;
     // "if verifier.startClean { … Drop … }": the first thing the check does, before its setup
     if (this.startClean) this.#held = undefined;
     this.#setupAfterFinish = this.status === "finished";
@@ -354,14 +384,19 @@ export class Verifier {
       } else {
         this.generation = 0;
         this.#issuesCounted = inputs.issues(this.t);
-        this.#g = {
-          ...emptyGen(),
-          coll: this.dataSet.collections - this.#special,
-          special: this.#special,
-          namespaces: this.dataSet.collections,
-        };
-        this.#g.failing = this.#issuesCounted;
-        this.#g.ddl = this.ddlDuring;
+        // no namespace (neither --verifyAll nor --srcNamespace): check.go lines 500-505
+        // `CreateInitialTasksIfNeeded` "if len(verifier.srcNamespaces) == 0 { return nil }", no task
+        const none = this.namespaces === "none";
+        this.#g = none
+          ? emptyGen()
+          : {
+              ...emptyGen(),
+              coll: this.dataSet.collections - this.#special,
+              special: this.#special,
+              namespaces: this.dataSet.collections,
+            };
+        this.#g.failing = none ? 0 : this.#issuesCounted;
+        this.#g.ddl = none ? 0 : this.ddlDuring;
         this.#srcEvents = inputs.sourceWrites(this.t);
         this.#srcEventsBase = this.#srcEvents;
       }
@@ -459,14 +494,18 @@ export class Verifier {
         ? this.totalBytes / this.#partitionsTotal
         : p.recheckDocsPerTask * p.averageDocumentBytes;
       const docs = isPartition ? bytes / p.averageDocumentBytes : p.recheckDocsPerTask;
-      g.docs += docs;
-      g.bytes += bytes;
+      // a filter that matches no document: the task finds none on either side, and compares none
+      if (!this.filterMatchesNothing) {
+        g.docs += docs;
+        g.bytes += bytes;
+      }
       if (!isPartition) {
         this.#rechecksDone += p.recheckDocsPerTask;
         this.#lastRecheckedAt = x;
       }
       // documents not on the destination yet differ; they are rechecked in the next generation
-      if (has(inputs.copiedFrom)) g.completed++;
+      // (a filter that matches none finds none to differ)
+      if (has(inputs.copiedFrom) || this.filterMatchesNothing) g.completed++;
       else {
         g.failed++;
         this.#carry.rechecks++;

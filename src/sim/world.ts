@@ -14,7 +14,7 @@ import { progressBody, type ProgressBody } from "./progress-body.js";
 import { BAD, DROP, errorReply, isEmptyObject, ok, parseBody, type Reply } from "./replies.js";
 import { SourceTimeline } from "./source.js";
 import type { ClusterSetting, StartRequest, StartValidator } from "./validate-start.js";
-import type { DataSet, VerifierInputs, VerifierRelease } from "./verifier.js";
+import type { DataSet, VerifierInputs, VerifierNamespaces, VerifierRelease } from "./verifier.js";
 import { VerifierHost } from "./verifier-host.js";
 import { BEHAVIOUR_SINCE, LIVE_UPGRADE_TO, PROGRESS_SINCE, atLeast, liveUpgradeTarget } from "./versions.js";
 
@@ -37,6 +37,10 @@ export interface WorldConfig {
   validateStart: StartValidator;
   /** The migration verifier release emulated: VERIFIER_RELEASES. */
   verifierRelease: VerifierRelease;
+  /** The verifier process's namespaces: `all` (--verifyAll) or `none` (neither --verifyAll nor --srcNamespace). */
+  verifierNamespaces: VerifierNamespaces;
+  /** Whether the simulated documents match a check's filter (one with a condition): `all` or `none`. */
+  checkFilterMatches: "all" | "none";
 }
 
 export interface InstanceSnapshot {
@@ -81,6 +85,10 @@ export interface SimState {
     holds: boolean;
     /** Started with --clean (its first check drops what the metadata holds). */
     clean: boolean;
+    /** Started with --verifyAll (`all`) or with neither it nor --srcNamespace (`none`: generation 0 has no task). */
+    namespaces: VerifierNamespaces;
+    /** The current check's filter matches no simulated document (`checkFilterMatches: "none"`). */
+    filterMatchesNothing: boolean;
     /** A check of this process resumed the earlier verification (started without --clean). */
     resumed: boolean;
     phase: string;
@@ -585,6 +593,8 @@ export class SimWorld {
         release: this.config.verifierRelease,
         holds: v.holds,
         clean: v.startClean,
+        namespaces: v.namespaces,
+        filterMatchesNothing: v.filterMatchesNothing,
         resumed: v.resumed,
         phase: v.phase,
         running: v.status === "running" || v.status === "setup",

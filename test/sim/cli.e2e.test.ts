@@ -162,13 +162,41 @@ steps:
     expect(await exit).toBe(0);
   });
 
+  // migration-verifier v0.2.1 check.go `CreateInitialTasksIfNeeded`: without --verifyAll or
+  // --srcNamespace, "if len(verifier.srcNamespaces) == 0 { return nil }" (src/sim/README.md)
+  it("--verifier-namespaces none and --check-filter-matches none start the verifier so", async () => {
+    const { lines, exit } = await startCli([
+      "--port",
+      "0",
+      "--verifier-port",
+      "0",
+      "--verifier-namespaces",
+      "none",
+      "--check-filter-matches",
+      "none",
+    ]);
+    const url = lines[1]!.split(" ")[2]!;
+    const state = (await call(`${url}/sim/state`)).json.state;
+    expect(state.verifier).toMatchObject({ namespaces: "none", filterMatchesNothing: false });
+    child!.kill("SIGTERM");
+    expect(await exit).toBe(0);
+  });
+
   it("--help lists the new options", async () => {
     const p = spawn(process.execPath, [cli, "sim", "--help"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
     child = p;
     let out = "";
     p.stdout.on("data", (d: Buffer) => (out += d.toString()));
     expect(await new Promise<number | null>((resolve) => p.on("exit", resolve))).toBe(0);
-    for (const s of ["--service-version", "--data-set", "drop-after-effect", "late-effect", "identity-change"])
+    for (const s of [
+      "--service-version",
+      "--data-set",
+      "--verifier-namespaces",
+      "--check-filter-matches",
+      "drop-after-effect",
+      "late-effect",
+      "identity-change",
+    ])
       expect(out).toContain(s);
   });
 

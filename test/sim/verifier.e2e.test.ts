@@ -930,3 +930,151 @@ describe("verifier: generationStats and gen0Stats by generation", () => {
     expect((await summary(sim)).checkStats).toEqual(none.generationStats);
   });
 });
+
+// migration-verifier v0.2.1 internal/verifier/check.go lines 500-505, `CreateInitialTasksIfNeeded`: "if
+// !verifier.verifyAll { if len(verifier.srcNamespaces) == 0 { return nil } …": started without
+// --verifyAll or --srcNamespace, a fresh verification's generation 0 has no task; progress.go lines
+// 81-97 send generation 0's statistics (gen0Stats) from generation 1 on, and summary.go lines 362-365
+// "if len(stats) == 0 { return comparisonStatistics{}, nil }" makes them all 0. Its change readers are
+// not limited to namespaces (change_stream.go `GetChangeStreamFilter`), so writes made meanwhile are
+// rechecked in later generations (check.go `ensureCreateRecheckTaskIfNeeded`).
+describe("verifier: started without --verifyAll or --srcNamespace (verifierNamespaces: none)", () => {
+  const ZERO = { docsCompared: 0, totalDocs: 0, srcBytesCompared: 0, totalNamespaces: 0 };
+  const ZERO_STATUS = {
+    totalTasks: 0,
+    addedTasks: 0,
+    processingTasks: 0,
+    failedTasks: 0,
+    completedTasks: 0,
+    metadataMismatchTasks: 0,
+  };
+  const summary = async (s: Simulator) => (await call(`${s.verifierUrl}/api/v1/summary`)).json;
+  const restart = (s: Simulator, body: unknown) => call(`${s.verifierUrl}/sim/verifier/restart`, "POST", body);
+
+  it("no writes: generation 0 has no task, every generation is empty, gen0Stats all 0; writesOff finishes it (idle)", async () => {
+    sim = await frozen({ verifierNamespaces: "none" });
+    await toCea(sim);
+    sim.control.setWrites({ enabled: false });
+    await broadcast(sim, "commit");
+    sim.control.advance(5);
+    expect(sim.control.state().verifier).toMatchObject({ namespaces: "none", filterMatchesNothing: false });
+    expect((await check(sim)).json).toEqual({ success: true });
+    // the read that waited for the setup: generation 0, no task at all
+    const pending = verifierProgress(sim);
+    await new Promise((r) => setTimeout(r, 20));
+    sim.control.advance(1);
+    const first = await pending;
+    expect(first).toMatchObject({ phase: "check", generation: 0, generationStats: ZERO, error: null });
+    expect(first.verificationStatus).toEqual(ZERO_STATUS);
+    expect(first.gen0Stats).toBeUndefined();
+    // its generations end at once: recheck, no task, generation 0's amounts all 0
+    for (let k = 0; k < 10; k++) {
+      sim.control.advance(3);
+      const p = await verifierProgress(sim);
+      expect(p).toMatchObject({ phase: "recheck", generationStats: ZERO, gen0Stats: ZERO });
+      expect(p.generation).toBeGreaterThan(0);
+      expect(p.verificationStatus).toEqual(ZERO_STATUS);
+      expect((await summary(sim)).checkStats).toEqual(ZERO);
+    }
+    expect((await writesOff(sim)).json).toEqual({ success: true });
+    sim.control.advance(5);
+    const end = await verifierProgress(sim);
+    expect(end).toMatchObject({ phase: "idle", generationStats: ZERO, gen0Stats: ZERO, error: null });
+    expect(end.verificationStatus).toEqual(ZERO_STATUS);
+    expect(sim.control.state().verifier).toMatchObject({ phase: "idle", running: false, exited: null });
+  });
+
+  it("writes during the check: gen0Stats still all 0, later generations recheck the written documents", async () => {
+    sim = await frozen({ verifierNamespaces: "none" });
+    await toCea(sim);
+    await checkAndSetUp(sim);
+    // the most documents a generation had to recheck
+    let rechecked = 0;
+    let sentOff = false;
+    for (let k = 0; k < 400; k++) {
+      const p = await verifierProgress(sim);
+      verifierInvariants(p.verificationStatus);
+      if (p.generation > 0) expect(p.gen0Stats).toEqual(ZERO);
+      rechecked = Math.max(rechecked, p.generationStats.totalDocs);
+      if (p.generationStats.totalDocs > 0) expect(p.generationStats.totalNamespaces).toBe(12);
+      if (p.phase === "idle") {
+        expect(sentOff).toBe(true);
+        expect(p.verificationStatus.failedTasks).toBe(0);
+        break;
+      }
+      if (!sentOff && k === 20) {
+        sim.control.setWrites({ enabled: false });
+        await broadcast(sim, "commit");
+        sim.control.advance(5);
+        expect((await writesOff(sim)).json).toEqual({ success: true });
+        sentOff = true;
+      }
+      sim.control.advance(0.25);
+    }
+    const end = await verifierProgress(sim);
+    expect(end.phase).toBe("idle");
+    expect(rechecked).toBeGreaterThan(0);
+    // the result compared what its last generation had to recheck: gen0Stats is what says nothing was verified
+    expect(end.generationStats.docsCompared).toBe(end.generationStats.totalDocs);
+    expect((await summary(sim)).checkStats).toEqual(ZERO);
+  });
+
+  it("a restart keeps the process's namespaces unless told; with --verifyAll and --clean its check verifies every collection", async () => {
+    sim = await frozen({ verifierNamespaces: "none" });
+    await toCea(sim);
+    await checkAndSetUp(sim);
+    sim.control.advance(5);
+    expect((await verifierProgress(sim)).gen0Stats).toEqual(ZERO);
+    expect((await restart(sim, { namespaces: "some" })).status).toBe(400);
+    expect((await restart(sim, {})).json).toEqual({ success: true });
+    expect(sim.control.state().verifier).toMatchObject({ namespaces: "none", clean: true });
+    expect((await restart(sim, { namespaces: "all" })).json).toEqual({ success: true });
+    expect(sim.control.state().verifier).toMatchObject({ namespaces: "all", clean: true });
+    await checkAndSetUp(sim);
+    sim.control.advance(60);
+    const p = await verifierProgress(sim);
+    expect(p.generation).toBeGreaterThan(0);
+    expect(p.gen0Stats).toMatchObject({ totalNamespaces: 12, docsCompared: 2 ** 20, totalDocs: 2 ** 20 });
+  });
+
+  it("the option is checked", async () => {
+    await expect(frozen({ verifierNamespaces: "some" as "none" })).rejects.toThrow(/verifierNamespaces must be one of/);
+    await expect(frozen({ checkFilterMatches: "some" as "none" })).rejects.toThrow(/checkFilterMatches must be/);
+  });
+});
+
+// a check's filter applies to its document tasks (check.go `CheckDriver`: `verifier.globalFilter =
+// filter`); the collections' estimated counts (totalDocs in generation 0) are not filtered
+describe("verifier: a check filter that matches no document (checkFilterMatches: none)", () => {
+  it("generation 0 verifies every collection's metadata and compares 0 documents of all of them", async () => {
+    sim = await frozen({ checkFilterMatches: "none" });
+    await toCea(sim);
+    expect((await check(sim, { filter: { tenant: "nobody" } })).json).toEqual({ success: true });
+    sim.control.advance(1);
+    expect(sim.control.state().verifier).toMatchObject({ filterMatchesNothing: true });
+    sim.control.advance(60);
+    const p = await verifierProgress(sim);
+    expect(p.generation).toBeGreaterThan(0);
+    expect(p.gen0Stats).toEqual({
+      docsCompared: 0,
+      totalDocs: 2 ** 20,
+      srcBytesCompared: 0,
+      totalSrcBytes: 2 ** 30,
+      totalNamespaces: 12,
+    });
+    expect(p.verificationStatus.failedTasks).toBe(0);
+  });
+
+  it("a check without a filter, or with an empty one, compares every document", async () => {
+    for (const body of [{}, { filter: {} }]) {
+      sim = await frozen({ checkFilterMatches: "none" });
+      await toCea(sim);
+      expect((await check(sim, body)).json).toEqual({ success: true });
+      sim.control.advance(61);
+      const p = await verifierProgress(sim);
+      expect(sim.control.state().verifier).toMatchObject({ filterMatchesNothing: false });
+      expect(p.gen0Stats).toMatchObject({ docsCompared: 2 ** 20, totalNamespaces: 12 });
+      await sim.close();
+    }
+  });
+});
