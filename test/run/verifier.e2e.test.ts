@@ -638,40 +638,36 @@ describe("writesOff forced past writes-stopped", () => {
 
 // an adversarial run: `verify: { filter: { _id: { $exists: false } } }` matches no document, and the
 // run, the report, status and the page said "verified". The check is "to only check documents
-// within that filter" (mongodb-labs/migration-verifier README.md, v0.2.1): every output says so.
+// within that filter" (mongodb-labs/migration-verifier README.md, v0.2.1): every output says so. A
+// filter that matches documents here (the simulator's default); one that matches none is not
+// verified at all (test/run/verifier-compared-nothing.e2e.test.ts).
 describe("a verify with a filter", () => {
   it("is verified for the documents its filter matches, and every output says so", async () => {
     const s = await fleet({ dataSet: { unique: 0, ttl: 0, hidden: 0 } });
     const dir = tempDir();
     try {
-      const filtered = '  - { id: verify, verify: { filter: { _id: { "$exists": false } } } }\n';
+      const filtered = '  - { id: verify, verify: { filter: { tenant: "acme" } } }\n';
       writeFileSync(
         join(dir, "rb.yaml"),
         runbookFor(
           s,
-          START +
-            READY +
-            CHECK.replace("{}", '{ filter: { _id: { "$exists": false } } }') +
-            STOP +
-            DRAINED +
-            COMMIT +
-            filtered,
+          START + READY + CHECK.replace("{}", '{ filter: { tenant: "acme" } }') + STOP + DRAINED + COMMIT + filtered,
         ),
       );
       const r = await cli(["run", "rb.yaml", "--renderer", "simple", "--yes", "--report", "rep"], { cwd: dir });
       expect(r.code, r.all).toBe(0);
-      const words = `verified (only the documents the check's filter {"_id":{"$exists":false}} matches)`;
+      const words = `verified (only the documents the check's filter {"tenant":"acme"} matches)`;
       expect(r.all).toContain(`· ${words}`);
       const report = JSON.parse(readFileSync(join(dir, "rep", "report.json"), "utf8")) as {
         verification: { verified: boolean; filter?: string };
       };
-      expect(report.verification).toMatchObject({ verified: true, filter: '{"_id":{"$exists":false}}' });
+      expect(report.verification).toMatchObject({ verified: true, filter: '{"tenant":"acme"}' });
       const html = readFileSync(join(dir, "rep", "report.html"), "utf8");
       expect(html).toContain("COMMITTED · VERIFIED (FILTERED)");
       expect(html).toContain("which covers only the documents the check&#39;s filter");
       const status = await cli(["status", "rb.yaml"], { cwd: dir });
       expect(status.all).toContain(
-        `verification: verified (a verify step passed on this cutover's result; only the documents the check's filter {"_id":{"$exists":false}} matches)`,
+        `verification: verified (a verify step passed on this cutover's result; only the documents the check's filter {"tenant":"acme"} matches)`,
       );
     } finally {
       rmSync(dir, { recursive: true, force: true });
