@@ -1320,6 +1320,8 @@ describe("a result that compared nothing is not verified (gen0Stats)", () => {
       withGen0({ docsCompared: 1, totalDocs: 5000, totalNamespaces: 4 }),
     ],
     ["no gen0Stats (a verifier before v0.1.10)", PASSED],
+    ["gen0Stats null", { ...PASSED, gen0Stats: null } as unknown as VerifierProgress],
+    ["gen0Stats without document counts", { ...PASSED, gen0Stats: { totalNamespaces: 4 } }],
   ])("%s: verified", async (_, end) => {
     const s = setup({ progress: documented(end) });
     await s.run();

@@ -245,8 +245,8 @@ export function notFromStart(m: VerifierMemory, p: VerifierProgress): string | u
  * whose progress lists no such field) is not judged here.
  */
 export function comparedNothing(p: VerifierProgress, filter: string | undefined): string | undefined {
-  const g0 = p.gen0Stats;
-  if (g0 === undefined || g0 === null || typeof g0 !== "object") return undefined;
+  const g0: unknown = p.gen0Stats;
+  if (typeof g0 !== "object" || g0 === null) return undefined;
   const namespaces = (g0 as { totalNamespaces?: unknown }).totalNamespaces;
   if (namespaces === 0)
     return "the verifier compared no collection: its generation 0 verified 0 namespaces (gen0Stats.totalNamespaces 0), so no task could fail";
