@@ -268,6 +268,12 @@ describe.skipIf(!canUnsharePid())("a resume in another PID namespace cannot see 
     expect(r.all, where).toMatch(/refused \(hook-processes\)/);
     expect(r.all, where).toMatch(/another PID namespace/);
     expect(r.all, where).toMatch(/--force=hook-processes/);
+    // a plain --resume would be refused again while it stays unknowable: the end offers the forced
+    // one, once what the hint says is checked (a review)
+    expect(r.all, where).toMatch(
+      /^ {2}once the hint above is done, resume with: syncbook run .* --resume --force=hook-processes$/m,
+    );
+    expect(r.all, where).not.toMatch(/^ {2}resume with: /m);
     expect(posts(s, "commit"), where).toEqual([0, 0]);
     await until(() => existsSync(`${c.mark}.done`), 60_000);
     expect(s.control.state().writes.lost, where).toBe(0);

@@ -433,7 +433,9 @@ describe("commit: the hook processes earlier runs left (hook-processes)", () => 
       expect(err.message).toBe(
         'refused (hook-processes): the undo of step 1 "stop" (shell; pid 42) was started by an earlier run and is still running: it may turn application writes back on behind this commit',
       );
-      expect(err.beforeResume).toBe(false);
+      // what to do before the --resume that asks again (status and the page say it with it)
+      expect(err.beforeResume).toBe(true);
+      expect(err.resumeFlags).toBeUndefined();
       expect(err.hint).toBe(
         `Wait for it to exit, or stop it and check what it did to the application's writes, then run ${again} again; nothing was sent.`,
       );
@@ -446,7 +448,7 @@ describe("commit: the hook processes earlier runs left (hook-processes)", () => 
     expect(err.message).toBe(
       "refused (hook-processes): a; b were started by an earlier run and are still running: they may turn application writes back on behind this commit",
     );
-    expect(err.beforeResume).toBe(/--resume/.test(err.hint ?? ""));
+    expect(err.beforeResume).toBe(true);
     expect(err.hint).toMatch(/^Wait for them to exit, or stop them and check what they did/);
   });
 
@@ -456,10 +458,18 @@ describe("commit: the hook processes earlier runs left (hook-processes)", () => 
     expect(err.message).toBe(
       'refused (hook-processes): the processes earlier runs started cannot all be known to have exited (the undo of step 1 "stop" (shell): it ran on host b): one may still turn application writes back on behind this commit, and no stopWrites here has a `check:` to read the write switch',
     );
-    expect(err.beforeResume).toBe(false);
+    // a plain --resume is refused again while it stays unknowable (a review): status and the page
+    // offer the forced one, said with this hint
+    expect(err.beforeResume).toBe(true);
+    expect(err.resumeFlags).toEqual(["--force=hook-processes"]);
     expect(err.hint).toMatch(/^Check where it ran that no process of it is left .*SYNCBOOK_HOOK_TOKEN/);
     expect(err.hint).toMatch(/then run --resume again with --force=hook-processes\. A `check:` on the stopWrites step/);
     expect(s.f.sent).toEqual([[]]);
+    // every one named
+    const two = gated({ live: [], unknown: ["x on host b", "y on host c"] }, { mode: "resume" });
+    expect((await failure(commit.run(two.ctx, {}))).message).toContain(
+      "cannot all be known to have exited (x on host b; y on host c)",
+    );
   });
 
   it("cannot be told, --force=hook-processes: forced, recorded, sent", async () => {
