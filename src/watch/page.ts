@@ -157,8 +157,11 @@ function render() {
       const c = Object.entries(v.counters || {}).map(([k, n]) => k + " " + n).join(", ");
       if (c) nodes.push(el("p", "counters: " + c));
       const wo = m.verifier && m.verifier.writesOffGeneration;
-      nodes.push(el("p", wo === undefined ? "result not earned yet: writesOff not sent (a result only counts from a generation after writes stopped)" : v.generation !== undefined && v.generation > wo ? "result earned: generation " + v.generation + " is after writesOff (generation " + wo + ")" : "result not earned yet: waiting for a generation after writesOff (generation " + wo + ")", wo !== undefined && v.generation > wo ? "ok" : "warn"));
+      // the generations, as facts; whether they are this cutover's verified result is the verify
+      // step's to judge (earned.ts): the verdict below is the one the server asked it
+      nodes.push(el("p", wo === undefined ? "writesOff not sent yet (a result only counts from a generation after writes stopped)" : v.generation !== undefined && v.generation > wo ? "generation " + v.generation + " is after writesOff (generation " + wo + ")" : "waiting for a generation after writesOff (generation " + wo + ")", "muted"));
     }
+    if (s.verification) nodes.push(el("p", "verification: " + s.verification.text, s.verification.verified ? "ok" : "warn"));
     fill("verifier", nodes);
   }
   // decisions, prompts, notifications, warnings

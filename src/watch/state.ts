@@ -13,6 +13,7 @@ import { redactLeaves } from "../redact.js";
 import type { LiveView } from "./live.js";
 import type { RunnerVerdict } from "./runner.js";
 import type { DeadManRecord } from "./dead-man.js";
+import { verification, verificationText } from "../steps/index.js";
 
 /** 1: the first shape (issue 38). A change a reader of the JSON could notice raises it. */
 export const WATCH_FORMAT = 1;
@@ -32,6 +33,15 @@ export interface WatchState {
   lagBelowSeconds?: number;
   live: LiveView;
   model: CutoverModel;
+  /**
+   * Whether the cutover is verified, and why not: src/steps/kit/earned.ts `verification`, asked as
+   * the report asks it (a review: the page said "result earned" of a generation after writesOff
+   * that the verify step had refused: it compared nothing).
+   */
+  verification: ({ verified: true; filter?: string } | { verified: false; why: string }) & {
+    /** In the words every output uses (`verificationText`). */
+    text: string;
+  };
 }
 
 /** Keys of our own that are not data to mask (a short secret equal to one would mask the shape). */
@@ -89,9 +99,22 @@ export function buildState(p: {
     ...(p.lagBelowSeconds !== undefined ? { lagBelowSeconds: p.lagBelowSeconds } : {}),
     live: p.live,
     model: p.model,
+    verification: verdict(p.model),
   };
   // every string once more, leaf by leaf and keys included: what a service says may echo a secret
   return redactLeaves(state, p.redact, OWN_WORDS);
+}
+
+/** Whether the cutover is verified, as the report asks it (src/report/model.ts), in the one wording. */
+function verdict(m: CutoverModel): WatchState["verification"] {
+  const v = verification(
+    m.cutover.verified !== undefined,
+    m.steps.map((s) => s.kind),
+    m.cutover.verificationReversed,
+    m.windows.at(-1)?.stoppedInCommit,
+    m.cutover.verified?.filter,
+  );
+  return { ...v, text: verificationText(v) };
 }
 
 function sentTo(m: CutoverModel): ReadonlySet<string> {

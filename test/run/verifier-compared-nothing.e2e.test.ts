@@ -13,7 +13,8 @@ import { describe, expect, it } from "vitest";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { SimulatorOptions } from "../../src/sim/index.js";
-import { cli } from "../support/run.js";
+import { cli, watchState } from "../support/run.js";
+import type { WatchState } from "../../src/watch/state.js";
 import {
   CHECK,
   CLI_CUTOVER_DEFAULTS,
@@ -39,6 +40,8 @@ interface Outcome {
   report: { verification: { verified: boolean; why?: string } };
   /** The writesOff requests the verifier received. */
   writesOff: number;
+  /** The watch page's state (`/state.json`). */
+  page: WatchState;
 }
 
 /** A full cutover (start … commit, COMMITTED, verify) against a simulator with these options. */
@@ -64,6 +67,7 @@ async function cutover(opts: SimulatorOptions, check = CHECK, verify = VERIFY): 
     statusText: text.all,
     report: JSON.parse(readFileSync(join(dir, "rep", "report.json"), "utf8")) as Outcome["report"],
     writesOff: sim.control.counts().verifier["POST /api/v1/writesOff"] ?? 0,
+    page: await watchState(["rb.yaml"], dir),
   };
 }
 
@@ -84,6 +88,9 @@ function notVerifiedEverywhere(o: Outcome, why: string): void {
   expect(o.statusText).not.toMatch(/verification: verified/);
   expect(o.statusText).toContain("verification: not verified");
   expect(o.report.verification.verified).toBe(false);
+  // the watch page: the verdict as the report's, never "earned" of a generation after writesOff (a
+  // trial: it said "result earned: generation 60 is after writesOff" under this refusal)
+  expect(o.page.verification).toMatchObject({ verified: false, text: expect.stringMatching(/^not verified \(/) });
 }
 
 describe("a verifier result that compared nothing", () => {

@@ -147,3 +147,14 @@ describe("the watch page's end of the write-stop window", () => {
     );
   });
 });
+
+// a trial: under verify's refusal of a result that compared nothing, the page said "result earned:
+// generation 60 is after writesOff" (a rule of its own: a generation past writesOff); the verdict
+// is the server's, asked of src/steps/kit/earned.ts as the report asks it (`state.verification`)
+describe("the watch page's verifier verdict", () => {
+  it("is the state's verification, in its words; the page judges no result itself", () => {
+    const html = watchPage("n0nce");
+    expect(html).toContain('"verification: " + s.verification.text');
+    expect(html).not.toMatch(/result earned|result not earned/);
+  });
+});

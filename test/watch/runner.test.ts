@@ -474,7 +474,7 @@ describe("stateLeft", () => {
       ],
       copy: both.fleet.copy,
     } as unknown as Parameters<typeof buildState>[0]["live"];
-    const page = buildState({
+    const pageInput = {
       now: at(62_500),
       folder: "f",
       journals: [],
@@ -482,12 +482,26 @@ describe("stateLeft", () => {
       model: one,
       live,
       runner: runnerVerdict({ model: one, lock: undefined, now: at(62_500), host: "here", isAlive: () => false }),
-      redact: (x) => x,
-    });
+      redact: (x: string) => x,
+    };
+    const page = buildState(pageInput);
     expect(page.readiness.map((r) => [r.instance, r.past])).toEqual([
       ["a", "commit sent"],
       ["b", undefined],
     ]);
+    // the verdict, as the report asks it (earned.ts `verification`): no verify step here
+    expect(page.verification).toEqual({
+      verified: false,
+      why: "the runbook has no `verify` step",
+      text: "not verified (the runbook has no `verify` step)",
+    });
+    // a verify that passed on this cutover's result (the model's `cutover.verified`), a filter's too
+    const verified = { ...one, cutover: { ...one.cutover, verified: { at: at(3000), step: "v", filter: '{"a":1}' } } };
+    expect(buildState({ ...pageInput, model: verified }).verification).toMatchObject({
+      verified: true,
+      filter: '{"a":1}',
+      text: expect.stringMatching(/^verified \(only the documents the check's filter \{"a":1\} matches\)$/),
+    });
     // another endpoint, the verifier, or a GET: no commit
     const other = killedModel([
       ev("request.sent", 2500, {
