@@ -734,7 +734,8 @@ steps:
         (s) => said.push(s),
       );
     expect(judge("commit")).toThrow(
-      `cannot go on with the last cutover from commit: the journal ${untrusted} of an earlier cutover, U, shows commit (step 4 "commit") may have reached`,
+      // the same cutover's other journal: an earlier run of it, not "an earlier cutover" (a review)
+      `cannot go on with the last cutover from commit: the journal ${untrusted} of an earlier run of this cutover, U, shows commit (step 4 "commit") may have reached i0 (i0 gave no usable answer), and this run would send it again: the fleet may still hold it: a commit is never sent twice to an instance; nothing was sent`,
     );
     expect(judge("wait", "wait")).not.toThrow();
     // one that sent no commit refuses none
