@@ -510,6 +510,22 @@ export async function execute(
       if (kept?.masked) maskedShown = true;
       return `  once the hint above is done, resume with: syncbook run ${kept ? runTarget(loaded, kept.vars) : target} ${["--resume", ...flags].join(" ")}${kept?.masked ? MASKED_VAR_NOTE : ""}`;
     };
+    // the --resume after a run that sent nothing and ran no hook: it passes this run's journal over
+    // and goes on from the journal of the last run that acted, whose failure may need a hint done
+    // first and flags (`resumeFirst`), as status and the page say it (a review: a --from x --to x
+    // after such a failure offered a plain --resume, refused again). A run that acted is the one
+    // --resume goes on from: its own failure says its way on (`resumeFlags`), and a --to run that
+    // acted stopped after its --to step ended ok
+    const passedOverResume = async (where?: string): Promise<string> => {
+      const { note, first } = await resumeNote(loaded, flags.journalDir, how.journalFile);
+      const kept = first?.flags?.includes("--allow-changed-runbook") ? wayOnVarsKept(loaded, how.resume) : undefined;
+      if (kept?.masked) maskedShown = true;
+      const said = [
+        ...(where !== undefined ? [where] : []),
+        ...(first ? [`first, as step ${first.number} ${first.id}'s failure said: ${first.hint}`] : []),
+      ];
+      return `syncbook run ${kept ? runTarget(loaded, kept.vars) : target} ${["--resume", ...(first?.flags ?? [])].join(" ")}${said.length ? ` (${said.join("; ")})` : ""}${kept?.masked ? MASKED_VAR_NOTE : ""}${note}`;
+    };
     // a way on: said, and kept for the job summary, which names the same commands (redacted as
     // said: the summary is built only from what is redacted)
     let offered = false;
@@ -564,7 +580,7 @@ export async function execute(
         );
       else if (at >= 0 && at < steps.length - 1)
         next(
-          `  stopped at --to ${flags.to}: the cutover goes on with: syncbook run ${target} --resume (syncbook status ${runbookArg(loaded)} shows where)${acted ? "" : await resumeNote(loaded, flags.journalDir, how.journalFile)}`,
+          `  stopped at --to ${flags.to}: the cutover goes on with: ${acted ? `syncbook run ${target} --resume (syncbook status ${runbookArg(loaded)} shows where)` : await passedOverResume(`syncbook status ${runbookArg(loaded)} shows where`)}`,
         );
       else if (again)
         next(
@@ -688,7 +704,7 @@ export async function execute(
                 // --allow-changed-runbook checks no value against the cutover's: every one named, a
                 // secret one masked (a review: left out, it was read at the runbook's default)
                 keptResume(result.resumeFlags)
-              : `  resume with: syncbook run ${target} --resume${acted ? "" : await resumeNote(loaded, flags.journalDir, how.journalFile)}`,
+              : `  resume with: ${acted ? `syncbook run ${target} --resume` : await passedOverResume()}`,
         );
       }
     }
@@ -722,13 +738,24 @@ async function resumeNote(
   loaded: LoadedRunbook,
   journalDir: string | undefined,
   own: string | undefined,
-): Promise<string> {
-  if (!loaded.runbook) return "";
-  const [{ runbookJournal, journalDirFor, journalCutover }, { traitsOf }] = await Promise.all([
+): Promise<{ note: string; first?: { number: number; id: string; hint: string; flags?: string[] } }> {
+  if (!loaded.runbook) return { note: "" };
+  const [
+    { runbookJournal, journalDirFor, journalCutover },
+    { traitsOf },
+    { CutoverFold },
+    { resumedRun, resumeFirst },
+  ] = await Promise.all([
     import("../journal/index.js"),
     import("../steps/index.js"),
+    import("../model/fold.js"),
+    import("../model/again.js"),
   ]);
-  const found = await runbookJournal(journalDirFor(loaded.file, loaded.runbook.name, journalDir), traitsOf);
+  // that journal folded as status folds it: the failure its --resume goes on from (`resumeFirst`)
+  const fold = new CutoverFold({ traits: traitsOf });
+  const found = await runbookJournal(journalDirFor(loaded.file, loaded.runbook.name, journalDir), traitsOf, {
+    onEvent: (e) => fold.apply(e),
+  });
   const notes: string[] = [];
   if (found.file !== undefined && own !== undefined && resolve(found.file) !== resolve(own)) {
     const [theirs, ours] = await Promise.all([journalCutover(found.file), journalCutover(own)]);
@@ -738,7 +765,10 @@ async function resumeNote(
       );
   }
   if (found.state && found.state.hash !== loaded.hash) notes.push(RUNBOOK_CHANGED_NOTE);
-  return notes.length ? `   (${notes.join("; ")})` : "";
+  // (a journal --resume refuses: no failure of it to go by; status says the refusal)
+  const model = found.state && found.refused === undefined ? fold.view() : undefined;
+  const first = model ? resumeFirst(model.steps, resumedRun(model.runs)) : undefined;
+  return { note: notes.length ? `   (${notes.join("; ")})` : "", ...(first ? { first } : {}) };
 }
 
 /** The id of the stopWrites step a refused step needs run again: the last one before it, else the first. */

@@ -6,7 +6,7 @@
  * it also needs the runbook's text unchanged, or `--allow-changed-runbook`, which `status` adds). One rule for every reader that names the way on: `status`, the watch page.
  */
 import type { WindowKindTraits } from "../fleet/window.js";
-import type { CutoverModel, ModelStep } from "./contract.js";
+import type { CutoverModel, ModelRun, ModelStep } from "./contract.js";
 
 /** Step `index` comes after the last of `steps` whose kind sends commit (none: no step does). */
 export function afterLastCommitStep(
@@ -95,39 +95,73 @@ export function runAgainAfterCommit(m: CutoverModel, traits: WindowKindTraits): 
  * furthest step attempted (a `--from` run that failed before the step an earlier run reached: a
  * review saw status name the earlier run's step as the last, and the page miss the failure's
  * hint). Runs in their journal order, not by clock: a later run on a host whose clock is behind
- * is still the later (a review stepped one back 10 minutes). One rule for status and the page.
+ * is still the later (a review stepped one back 10 minutes). `upTo`: only attempts in runs up to
+ * and including it count (`resumedRun`: where `--resume` goes on, not a later run it passes over).
+ * One rule for status and the page.
  */
-export function lastAttempted<S extends Pick<ModelStep, "index" | "attempts">>(steps: readonly S[]): S | undefined {
-  let last: S | undefined;
+export function lastAttempted<S extends Pick<ModelStep, "index" | "attempts">>(
+  steps: readonly S[],
+  upTo?: number,
+): S | undefined {
+  return lastAttempt(steps, upTo)?.step;
+}
+
+/** `lastAttempted`'s step with that attempt of it (its outcome then, not a later run's). */
+function lastAttempt<S extends Pick<ModelStep, "index" | "attempts">>(
+  steps: readonly S[],
+  upTo: number | undefined,
+): { step: S; attempt: S["attempts"][number] } | undefined {
+  let last: { step: S; attempt: S["attempts"][number] } | undefined;
   for (const s of steps) {
-    const a = s.attempts.at(-1);
+    const a = s.attempts.filter((x) => upTo === undefined || x.run <= upTo).at(-1);
     if (a === undefined) continue;
-    const b = last?.attempts.at(-1);
-    if (b === undefined || a.run > b.run || (a.run === b.run && a.startedAt >= b.startedAt)) last = s;
+    const b = last?.attempt;
+    if (b === undefined || a.run > b.run || (a.run === b.run && a.startedAt >= b.startedAt))
+      last = { step: s, attempt: a };
   }
   return last;
 }
 
 /**
+ * The run a `--resume` goes on from: the last run of the journal it continues. `--resume` passes
+ * over the journals whose runs neither sent nor ran a hook (`acted`, src/journal/read.ts
+ * `chooseJournal`) and continues the last run that acted, with every `--resume` (an `--abort`
+ * too) after it, which continued that journal (a later run that is no resume wrote a journal of
+ * its own, which sent nothing). None acted: the last run. A review: after a failure whose way on
+ * needs flags, a `--from x --to x` run that sent nothing made the page and that run's end offer a
+ * plain `--resume`, refused again, where status offered the failure's. The one rule of status,
+ * the watch page and a `--to` run's end.
+ */
+export function resumedRun(runs: readonly Pick<ModelRun, "n" | "mode" | "acted">[]): number | undefined {
+  const acted = runs.findLastIndex((r) => r.acted === true);
+  if (acted < 0) return runs.at(-1)?.n;
+  return runs.slice(acted + 1).findLast((r) => r.mode === "resume")?.n ?? runs[acted]!.n;
+}
+
+/**
  * What the `--resume` that runs the last step again needs done first, as its failure said: a hint
  * its step marked so (src/steps/kit/context.ts `StepFailure.beforeResume`: restart the verifier,
- * check the fleet by hand) of the last run (`lastRun`), else none; `flags`: what that `--resume` needs
- * once it is done (`StepFailure.resumeFlags`). One rule for status and the watch page.
+ * check the fleet by hand) of the run `--resume` goes on from (`resumed`: `resumedRun`), else none;
+ * `flags`: what that `--resume` needs once it is done (`StepFailure.resumeFlags`). Only the
+ * attempts of runs up to it count: a later run it passes over (a `--from x --to x` that sent
+ * nothing) is not where it goes on. One rule for status, the watch page and a `--to` run's end.
  */
 export function resumeFirst(
   steps: readonly Pick<
     ModelStep,
     "index" | "id" | "outcome" | "attempts" | "hint" | "hintBeforeResume" | "resumeFlags"
   >[],
-  lastRun: number | undefined,
+  resumed: number | undefined,
 ): { number: number; id: string; hint: string; flags?: string[] } | undefined {
-  const last = lastAttempted(steps);
-  // the last run's failure only: an earlier run's (a --to run after it stopped short of that step)
+  const last = lastAttempt(steps, resumed);
+  const s = last?.step;
+  // that run's failure only: an earlier run's (a --to run after it stopped short of that step)
   // is not where the resume goes on (a review saw a commit's hint from the run before)
-  return last?.outcome === "failed" &&
-    last.attempts.at(-1)?.run === lastRun &&
-    last.hint !== undefined &&
-    last.hintBeforeResume === true
-    ? { number: last.index + 1, id: last.id, hint: last.hint, ...(last.resumeFlags ? { flags: last.resumeFlags } : {}) }
+  return s !== undefined &&
+    last?.attempt.outcome === "failed" &&
+    last.attempt.run === resumed &&
+    s.hint !== undefined &&
+    s.hintBeforeResume === true
+    ? { number: s.index + 1, id: s.id, hint: s.hint, ...(s.resumeFlags ? { flags: s.resumeFlags } : {}) }
     : undefined;
 }

@@ -78,7 +78,14 @@ import {
   type NextOffer,
   type NextRun,
 } from "../next-run.js";
-import { commitAhead, lastAttempted, resumeFirst, runAgainAfterCommit, stoppedInCommitAhead } from "../model/again.js";
+import {
+  commitAhead,
+  lastAttempted,
+  resumedRun,
+  resumeFirst,
+  runAgainAfterCommit,
+  stoppedInCommitAhead,
+} from "../model/again.js";
 
 /**
  * 2: an instance's `copy` has no `percent` (it was its share of the fleet's estimate); the fleet's is `copy`.
@@ -974,8 +981,11 @@ async function readJournalStatus(
     const from = stopWritesBefore(runbook, refusal.id);
     if (from !== undefined) out.restopFrom = from;
   }
-  const last = lastAttempted(model.steps);
-  const first = resumeFirst(model.steps, lastRun);
+  // the run --resume goes on from (this journal's last, the journal --resume continues): the rule
+  // the page and a --to run's end ask of the cutover's runs
+  const resumed = resumedRun(model.runs);
+  const last = lastAttempted(model.steps, resumed);
+  const first = resumeFirst(model.steps, resumed);
   if (last)
     out.lastStep = {
       number: last.index + 1,

@@ -13,6 +13,7 @@ import type { CutoverModel } from "../model/contract.js";
 import { CUT_OFF_WORDS, cutOff, syncCommits } from "../model/fold.js";
 import {
   lastAttempted,
+  resumedRun,
   resumeFirst,
   runAgainAfterCommit,
   stopAgainBefore,
@@ -148,6 +149,10 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
   const resumedHash =
     (acted?.journal !== undefined ? m.runs.filter((r) => r.journal === acted.journal).at(-1)?.hash : undefined) ??
     m.cutover.hash;
+  // and the failure whose hint and flags its way on needs is that journal's last run's, as status
+  // reads it, not a later run's it passes over (a review: after a --from x --to x that sent
+  // nothing, the page offered a plain --resume, refused again)
+  const resumed = resumedRun(m.runs);
   const resumeChanged = i.runbookHash !== undefined && resumedHash !== undefined && i.runbookHash !== resumedHash;
   const resumeWith = (flags: readonly string[], at?: string, ...why: string[]): string => {
     // --allow-changed-runbook checks no value against the cutover's: the values the steps from
@@ -170,7 +175,7 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
   // a step that asks the interlock still ahead of a plain --resume (the one rule, as status says it)
   const refusesAhead = stoppedInCommitAhead(m.steps, traitsOf, m.cutoverValues?.vars);
   const sicRefused = sic !== undefined && refusesAhead && m.decisions.some((d) => d.check === "stopped-in-commit");
-  const first = resumeFirst(m.steps, run.n);
+  const first = resumeFirst(m.steps, resumed);
   const resume = sicRefused
     ? `syncbook run ${rb} ${STOPPED_IN_COMMIT_RESTART.args}${vars}   (${STOPPED_IN_COMMIT_NOTE}: ${STOPPED_IN_COMMIT_RESTART.does}); or syncbook run ${rb} ${STOPPED_IN_COMMIT_RESUME.args}${vars}   (${[...(resumeChanged ? [RUNBOOK_CHANGED_NOTE] : []), STOPPED_IN_COMMIT_RESUME.does].join("; ")})`
     : resumeWith(
@@ -394,7 +399,8 @@ export function stateLeft(m: CutoverModel, now: number, runnerGone = true): stri
   const step = m.current !== undefined ? m.steps.find((s) => s.index === m.current) : undefined;
   if (step) out.push(`in step ${step.index + 1} ${step.id} (${step.kind})`);
   else {
-    const last = lastAttempted(m.steps);
+    // of the runs --resume goes on from, as status says it (not a later run it passes over)
+    const last = lastAttempted(m.steps, resumedRun(m.runs));
     // a step its run ended in without its end is no running step (it said "running" after an --abort)
     if (last) out.push(`last step: ${last.index + 1} ${last.id}, ${cutOff(m, last) ? CUT_OFF_WORDS : last.outcome}`);
   }

@@ -612,8 +612,10 @@ describe("--abort", () => {
     const newer = await run("--new-cutover", "--from", "drained", "--to", "drained", "--yes");
     expect(newer.code, newer.all).toBe(0);
     expect(newer.all).not.toContain("would be refused");
+    // with what that cutover's failure said to do first, as status says it (src/model/again.ts
+    // `resumeFirst` of the run that --resume goes on from)
     expect(newer.all).toMatch(
-      /stopped at --to drained: the cutover goes on with: syncbook run \S+ --resume \(syncbook status \S+ shows where\)\s+\(it goes on with cutover \S+ \(journal .*\), not this run's: this run sent nothing and ran no hook/,
+      /stopped at --to drained: the cutover goes on with: syncbook run \S+ --resume \(syncbook status \S+ shows where; first, as step 5 commit's failure said: Find out why sync2 refused .*\)\s+\(it goes on with cutover \S+ \(journal .*\), not this run's: this run sent nothing and ran no hook/,
     );
   }, 60_000);
 

@@ -34,6 +34,7 @@ const FAILING_STOP =
 
 async function cutover(): Promise<{
   file: string;
+  dir: string;
   run: (...a: string[]) => ReturnType<typeof cli>;
   writesOff: () => number;
   /** The write stop fails; then the application's writes stop another way, which syncbook is not told. */
@@ -57,6 +58,7 @@ async function cutover(): Promise<{
     cli(["run", file, "--renderer", "simple", ...a], { cwd: dir });
   return {
     file,
+    dir,
     run,
     writesOff: () => sim.control.counts().verifier["POST /api/v1/writesOff"] ?? 0,
     nextRuns: async () => {
@@ -73,6 +75,9 @@ async function cutover(): Promise<{
     },
   };
 }
+
+/** A text as a regular expression matches it. */
+const esc = (t: string): string => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 const REFUSED =
   "refused (writes-stopped): writesOff tells the verifier that writes have stopped, and this sync's commit was sent with the application's writes not known stopped (its writes-stopped interlock was forced), and no stopWrites step has held since";
@@ -135,7 +140,7 @@ describe("a commit let through by a forced writes-stopped interlock", () => {
   }, 120_000);
 
   it("a later run knows it from the journal: --resume and --from verify are refused (exit 3, nothing sent), forced it ends not verified", async () => {
-    const { file, run, writesOff, failedStop, nextRuns } = await cutover();
+    const { file, dir, run, writesOff, failedStop, nextRuns } = await cutover();
     await failedStop();
     // past the failed write stop, forced at the commit: the run stops after COMMITTED (--to)
     const forced = await run("--from", "drained", "--to", "committed", "--force", "writes-stopped", "--yes");
@@ -156,6 +161,27 @@ describe("a commit let through by a forced writes-stopped interlock", () => {
     expect(writesOff()).toBe(0);
     // status offers the --resume the refusal names, not a plain one (refused again: a review)
     expect(await nextRuns()).toEqual(["--resume --allow-changed-runbook"]);
+    // a run after it that sends nothing and runs no hook (a --from x --to x: it only reads):
+    // --resume passes its journal over and meets that refusal again. Its end, status and the page
+    // name the --resume the refusal needs (a review: the end and the page offered a plain one,
+    // refused again, and the page named that run's step as the last)
+    const idle = await run("--from", "committed", "--to", "committed", "--yes");
+    expect(idle.code, idle.all).toBe(0);
+    expect(idle.all).toMatch(
+      new RegExp(
+        `  stopped at --to committed: the cutover goes on with: syncbook run ${esc(file)} --resume --allow-changed-runbook \\(syncbook status ${esc(file)} shows where; first, as step 8 verify's failure said: .*writesStoppedExternally`,
+      ),
+    );
+    expect(idle.all).not.toMatch(/goes on with: \S+ \S+ --resume \(/);
+    expect(await nextRuns()).toEqual(["--resume --allow-changed-runbook"]);
+    const page = (await watchState([file], dir)).runner;
+    expect(page.next).toMatch(
+      new RegExp(
+        `^syncbook run ${esc(file)} --resume --allow-changed-runbook {3}\\(first, as step 8 verify's failure said: `,
+      ),
+    );
+    expect(page.left).toContain("last step: 8 verify, failed");
+    expect(writesOff()).toBe(0);
     // a --from run that continues the cutover knows it too
     const from = await run("--from", "verify", "--yes");
     expect(from.code, from.all).toBe(3);

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/events.js";
 import { CutoverFold } from "../../src/model/fold.js";
-import { lastAttempted, resumeFirst } from "../../src/model/again.js";
+import { lastAttempted, resumedRun, resumeFirst } from "../../src/model/again.js";
 import { traitsOf } from "../../src/steps/index.js";
 import { runnerVerdict, stateLeft, type RunnerInput } from "../../src/watch/runner.js";
 import { buildState } from "../../src/watch/state.js";
@@ -282,6 +282,8 @@ describe("runnerVerdict", () => {
       ev("run.finished", 3100, { outcome: "failed", exitCode: 1, durationMs: 3100, committed: false }),
       runStarted(steps),
       ev("step.started", 3500, { index: 1, id: "hold", kind: "hook", title: "hold" }),
+      // its hook ran (the run acted: --resume goes on from it, not from the run before)
+      ev("hook.started", 3510, { index: 1, id: "hold", use: "shell", undo: false }),
       ev("step.finished", 3600, {
         index: 1,
         id: "hold",
@@ -313,6 +315,98 @@ describe("runnerVerdict", () => {
     ];
     expect(lastAttempted(skewed)?.index).toBe(1);
     expect(lastAttempted([])).toBeUndefined();
+  });
+
+  // a review: after a failure whose way on needs flags (verify refusing writesOff past a forced
+  // commit: --allow-changed-runbook), a --from x --to x run that sent nothing and ran no hook;
+  // --resume passes its journal over and meets that failure again, as status said, but the page
+  // judged from that later run: a plain --resume (refused again) and its step as the last
+  it("a later run that did not act (--from x --to x): the failure of the run --resume goes on from counts, with its flags", () => {
+    const more = [...steps, { index: 3, id: "committed", kind: "waitFor", title: "committed" }];
+    const hint = "Declare writesStoppedExternally: true in the runbook, then --resume --allow-changed-runbook.";
+    const failed = [
+      ev("step.finished", 3000, {
+        index: 1,
+        id: "hold",
+        outcome: "failed",
+        durationMs: 1000,
+        error: "refused",
+        hint,
+        hintBeforeResume: true,
+        resumeFlags: ["--allow-changed-runbook"],
+      }),
+      ev("run.finished", 3100, { outcome: "failed", exitCode: 3, durationMs: 3100, committed: false }),
+    ];
+    // --from committed --to committed: it waits on reads (no request journaled, no hook) and ends ok
+    const idle = [
+      ev("run.started", 5000, {
+        runbook: "rb",
+        file: "rb.yaml",
+        hash: "sha256:ab",
+        mode: "run",
+        instances,
+        steps: more,
+        carried: { from: "/j/one.jsonl", writesStopped: true, commitSent: false },
+      }),
+      ev("step.skipped", 5001, { index: 0, id: "stop", reason: "before --from" }),
+      ev("step.skipped", 5002, { index: 1, id: "hold", reason: "before --from" }),
+      ev("step.skipped", 5003, { index: 2, id: "commit", reason: "before --from" }),
+      ev("step.started", 5100, { index: 3, id: "committed", kind: "waitFor", title: "committed" }),
+      ev("step.finished", 5200, { index: 3, id: "committed", outcome: "ok", durationMs: 100 }),
+      ev("run.finished", 5300, { outcome: "ok", exitCode: 0, durationMs: 300, committed: false, to: "committed" }),
+    ];
+    const m = killedModel([...failed, ...idle]);
+    expect(m.runs.map((r) => r.acted === true)).toEqual([true, false]);
+    expect(resumedRun(m.runs)).toBe(1);
+    expect(lastAttempted(m.steps)?.id).toBe("committed");
+    expect(lastAttempted(m.steps, resumedRun(m.runs))?.id).toBe("hold");
+    expect(resumeFirst(m.steps, resumedRun(m.runs))).toEqual({
+      number: 2,
+      id: "hold",
+      hint,
+      flags: ["--allow-changed-runbook"],
+    });
+    const v = ended(m);
+    expect(v.headline).toMatch(/^run 2 ended ok at --to committed/);
+    expect(v.next).toBe(
+      `syncbook run rb.yaml --resume --allow-changed-runbook   (first, as step 2 hold's failure said: ${hint})`,
+    );
+    expect(v.left).toContain("last step: 2 hold, failed");
+    expect(v.left.join("\n")).not.toMatch(/last step: 4 committed/);
+    // a --resume after it that did not act either (refused again): it continued the journal of
+    // run 1, and is the run to judge from: its own failure, as status reads that journal
+    const again = killedModel([
+      ...failed,
+      ...idle,
+      ev("run.started", 6000, { runbook: "rb", file: "rb.yaml", hash: "sha256:ab", mode: "resume", instances, steps }),
+      ev("step.skipped", 6001, { index: 0, id: "stop", reason: "done in an earlier run" }),
+      ev("step.started", 6100, { index: 1, id: "hold", kind: "hook", title: "hold" }),
+      ev("step.finished", 6200, {
+        index: 1,
+        id: "hold",
+        outcome: "failed",
+        durationMs: 100,
+        error: "refused",
+        hint,
+        hintBeforeResume: true,
+        resumeFlags: ["--allow-changed-runbook"],
+      }),
+      ev("run.finished", 6300, { outcome: "failed", exitCode: 3, durationMs: 300, committed: false }),
+    ]);
+    expect(resumedRun(again.runs)).toBe(3);
+    expect(resumeFirst(again.steps, 3)).toMatchObject({ number: 2, id: "hold", flags: ["--allow-changed-runbook"] });
+    // the --to run acted (a request): --resume goes on from it, past its --to step that ended ok:
+    // no failure to do first (the last run's failure only, as before)
+    const acting = killedModel([
+      ...failed,
+      ...idle.slice(0, 5),
+      ev("request.sent", 5150, { id: 9, target: "verifier", method: "GET", path: "/api/v1/progress" }),
+      ...idle.slice(5),
+    ]);
+    expect(resumedRun(acting.runs)).toBe(2);
+    expect(resumeFirst(acting.steps, 2)).toBeUndefined();
+    expect(ended(acting).next).toBe("syncbook run rb.yaml --resume");
+    expect(resumedRun([])).toBeUndefined();
   });
 
   it("finished ok and committed past a step after the commit that failed (continueOnError): --from that step", () => {
