@@ -522,7 +522,14 @@ export async function execute(
       if (kept?.masked) maskedShown = true;
       const said = [
         ...(where !== undefined ? [where] : []),
-        ...(first ? [`first, as step ${first.number} ${first.id}'s failure said: ${first.hint}`] : []),
+        // this run's own failure: its hint is the one printed above, not said twice
+        ...(first
+          ? [
+              first.id === result.failedStep
+                ? "first, do what the hint above says"
+                : `first, as step ${first.number} ${first.id}'s failure said: ${first.hint}`,
+            ]
+          : []),
       ];
       return `syncbook run ${kept ? runTarget(loaded, kept.vars) : target} ${["--resume", ...(first?.flags ?? [])].join(" ")}${said.length ? ` (${said.join("; ")})` : ""}${kept?.masked ? MASKED_VAR_NOTE : ""}${note}`;
     };

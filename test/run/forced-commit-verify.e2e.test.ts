@@ -199,6 +199,18 @@ describe("a commit let through by a forced writes-stopped interlock", () => {
     );
     expect(again.all).not.toMatch(/resume with: \S+ --resume$/m);
     expect(await nextRuns()).toEqual(["--resume --allow-changed-runbook"]);
+    // the stop declared, the verifier not restarted: its restart and a plain --resume (a review:
+    // the hint said to declare it again); the run's end says that hint once, not twice
+    writeFileSync(file, readFileSync(file, "utf8").replace("\nsteps:\n", "\nwritesStoppedExternally: true\nsteps:\n"));
+    const declared = await run("--resume", "--allow-changed-runbook", "--yes");
+    expect(declared.code, declared.all).toBe(1);
+    expect(declared.all).toContain(
+      "The runbook declares the application's writes stopped (`writesStoppedExternally: true`)",
+    );
+    const end = declared.all.slice(declared.all.lastIndexOf("■ run"));
+    expect(end).toContain(`\n  resume with: syncbook run ${file} --resume (first, do what the hint above says)\n`);
+    expect(end).not.toContain("The runbook declares");
+    expect(await nextRuns()).toEqual(["--resume"]);
   }, 120_000);
 
   it("the refusal's first way on: writes declared stopped, the --resume it names verifies", async () => {
