@@ -139,7 +139,7 @@ describe("canWrite of the first process only", () => {
       expect(result.exitCode, result.message).toBe(0);
       const closed = of(events, "window.closed");
       expect(closed.map((e) => e.reason)).toEqual([declare ? "canWrite" : "committed"]);
-      const before = of(events, "progress.sampled").filter((e) => e.at <= closed[0]!.seenAt);
+      const before = of(events, "progress.sampled").filter((e) => e.seq < closed[0]!.seq);
       // the others said canWrite true while the first process did not: that never closed it
       const firstTrue = before.find((e) => e.instance.index === 0 && e.progress.canWrite === true);
       const last = new Map<number, string>();
@@ -217,7 +217,7 @@ describe("canWrite of the first process only", () => {
     expect(closed.map((e) => e.reason)).toEqual(["committed"]);
     // by then every instance had answered COMMITTED
     const seen = new Map<number, string>();
-    for (const e of of(events, "progress.sampled").filter((x) => x.at <= closed[0]!.seenAt))
+    for (const e of of(events, "progress.sampled").filter((x) => x.seq < closed[0]!.seq))
       seen.set(e.instance.index, e.progress.state);
     expect([...seen.values()]).toEqual(["COMMITTED", "COMMITTED", "COMMITTED"]);
     // the report's fold says the same
@@ -663,7 +663,7 @@ describe("1.11–1.19 without write blocking: COMMITTED, whatever the start says
     const closed = of(events, "window.closed");
     expect(closed.map((e) => e.reason)).toEqual(["committed"]);
     // the first process said canWrite before then, and it did not count
-    const samples = of(events, "progress.sampled").filter((x) => x.at <= closed[0]!.seenAt);
+    const samples = of(events, "progress.sampled").filter((x) => x.seq < closed[0]!.seq);
     expect(samples.some((x) => x.instance.index === 0 && x.progress.canWrite === true)).toBe(true);
     const seen = new Map<number, string>();
     for (const e of samples) seen.set(e.instance.index, e.progress.state);
@@ -706,7 +706,7 @@ describe("1.11–1.19 without write blocking: COMMITTED, whatever the start says
       const closed = of(events, "window.closed");
       expect(closed.map((e) => e.reason)).toEqual(["committed"]);
       const seen = new Map<number, string>();
-      for (const e of of(events, "progress.sampled").filter((x) => x.at <= closed[0]!.seenAt))
+      for (const e of of(events, "progress.sampled").filter((x) => x.seq < closed[0]!.seq))
         seen.set(e.instance.index, e.progress.state);
       expect([...seen.values()]).toEqual(["COMMITTED", "COMMITTED", "COMMITTED"]);
       // the same reading at lint: a write-on hook after a canWrite wait alone is warned of
