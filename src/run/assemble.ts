@@ -47,7 +47,14 @@ import type { CarriedCommand, CriticalListener, Emit, RunEvent, RunEventOf, RunL
 import { directionBefore, instanceTargets, planSteps, stepRange, type PlannedStep } from "./plan.js";
 import { forcedReport } from "./unwind.js";
 import { cutoverId, cutoverOfRun, newCutoverId } from "../journal/cutover.js";
-import { lintCommand, wayOnTarget, type CutoverValuesKnown } from "../next-run.js";
+import {
+  lintCommand,
+  MASKED_VAR_NOTE,
+  runTarget,
+  wayOnTarget,
+  wayOnVarsKept,
+  type CutoverValuesKnown,
+} from "../next-run.js";
 
 export { cutoverId };
 
@@ -455,6 +462,7 @@ export function assembleRun(opts: RunOptions): AssembledRun {
   };
   // the runbook as every way on this run prints names it, with the cutover's --var values
   const target = wayOnTarget(loaded, opts.resume);
+  const kept = wayOnVarsKept(loaded, opts.resume);
   const undoAbort = new AbortController();
   const undoneOk = new Set<number>();
   const undoStarted = new Set<number>();
@@ -474,6 +482,8 @@ export function assembleRun(opts: RunOptions): AssembledRun {
   const run: RunContext = {
     loaded,
     target,
+    targetKept: runTarget(loaded, kept.vars),
+    keptNote: kept.masked ? MASKED_VAR_NOTE : "",
     runbook,
     fleet: observed,
     verifier,

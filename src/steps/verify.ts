@@ -265,10 +265,11 @@ function writesStoppedInterlock(ctx: StepContext): void {
         ? `writesOff tells the verifier that writes have stopped, and ${COMMIT_WRITES_FORCED}`
         : "writesOff tells the verifier that writes have stopped, and no stopWrites step has succeeded in this run",
     forcedCommit
-      ? `Stop the application's writes, declare \`writesStoppedExternally: true\` in the runbook, then \`syncbook run ${ctx.run.target} --resume --allow-changed-runbook\`: writesOff goes once they have stopped, and the verifier compares what the commit left. Or \`syncbook run ${ctx.run.target} --resume --force=writes-stopped\`: this step runs, and the cutover stays not verified.`
-      : "Run verify after stopWrites and commit (the documented order), or set `writesStoppedExternally: true` if writes are stopped another way.",
-    // the way on edits the runbook: status and the page offer that --resume, not a plain one (refused again)
-    forcedCommit ? ALLOW_CHANGED : undefined,
+      ? `Stop the application's writes, declare \`writesStoppedExternally: true\` in the runbook, then \`syncbook run ${ctx.run.targetKept} --resume --allow-changed-runbook\`${ctx.run.keptNote}: writesOff goes once they have stopped, and the verifier compares what the commit left. Or \`syncbook run ${ctx.run.target} --resume --force=writes-stopped\`: this step runs, and the cutover stays not verified.`
+      : `Run verify after stopWrites and commit (the documented order), or, if writes are stopped another way, declare \`writesStoppedExternally: true\` in the runbook, then \`syncbook run ${ctx.run.targetKept} --resume --allow-changed-runbook\`${ctx.run.keptNote}.`,
+    // the way on edits the runbook: status and the page offer that --resume, not a plain one (refused
+    // again); unforced, the hint's first way runs the earlier steps, and either way goes first
+    forcedCommit ? ALLOW_CHANGED : { beforeResume: true },
   );
 }
 
@@ -306,7 +307,7 @@ function judge(ctx: StepContext, p: VerifierProgress, before: string[] | undefin
       // the filter is the runbook's: corrected there, the --resume needs the flag (StepFailure.resumeFlags)
       ...(filtered ? { resumeFlags: ["--allow-changed-runbook"] } : {}),
       hint: filtered
-        ? `Nothing is verified for this cutover. Correct the check's \`filter\` in the runbook (or remove it), ${restart}, then \`syncbook run ${ctx.run.target} --resume --allow-changed-runbook\`: this step sends a new check with it.`
+        ? `Nothing is verified for this cutover. Correct the check's \`filter\` in the runbook (or remove it), ${restart}, then \`syncbook run ${ctx.run.targetKept} --resume --allow-changed-runbook\`${ctx.run.keptNote}: this step sends a new check with it.`
         : `Nothing is verified for this cutover. Start the verifier again with --verifyAll (or a --srcNamespace for each collection to verify) and --clean (or on a new metadata database), then \`syncbook run ${ctx.run.target} --resume\`: this step sends a new check. If the source truly has no collection, there is nothing to verify, and the cutover stays not verified.`,
     });
   }
@@ -320,7 +321,7 @@ function judge(ctx: StepContext, p: VerifierProgress, before: string[] | undefin
       ...(declared ? { beforeResume: true } : ALLOW_CHANGED),
       hint: declared
         ? `Nothing is verified for this cutover. The runbook declares the application's writes stopped (\`writesStoppedExternally: true\`), and this verifier's writesOff went before that: restart the verifier with --clean (or on a new metadata database), then \`syncbook run ${ctx.run.target} --resume\`: this step sends a new check and writesOff.`
-        : `Nothing is verified for this cutover. Stop the application's writes and declare \`writesStoppedExternally: true\` in the runbook (a stopWrites step does not count for a commit sent past a forced writes-stopped interlock), restart the verifier with --clean (or on a new metadata database), then \`syncbook run ${ctx.run.target} --resume --allow-changed-runbook\`: this step sends a new check and writesOff.`,
+        : `Nothing is verified for this cutover. Stop the application's writes and declare \`writesStoppedExternally: true\` in the runbook (a stopWrites step does not count for a commit sent past a forced writes-stopped interlock), restart the verifier with --clean (or on a new metadata database), then \`syncbook run ${ctx.run.targetKept} --resume --allow-changed-runbook\`${ctx.run.keptNote}: this step sends a new check and writesOff.`,
     });
   }
   if (why !== undefined)

@@ -113,6 +113,10 @@ describe("a commit let through by a forced writes-stopped interlock", () => {
     expect(again.all).toContain(
       `  once the hint above is done, resume with: syncbook run ${file} ${kept} --resume --allow-changed-runbook (a --var shown with *** holds a secret: set each as that run did)`,
     );
+    // and the hint's own command names it too (it named the runbook alone: that run read the default)
+    expect(again.all).toContain(
+      `then \`syncbook run ${file} ${kept} --resume --allow-changed-runbook\` (a --var shown with *** holds a secret: set each as that run did): this step sends a new check and writesOff.`,
+    );
     // not also "these commands leave out --var verifier": it is shown, masked
     expect(again.all).not.toMatch(/these commands leave out/);
     const st = await cli(["status", file], { cwd: dir });

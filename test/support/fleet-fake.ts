@@ -131,6 +131,8 @@ export function context(
     // the file the step's words name (`syncbook run rb.yaml --resume`)
     loaded: { file: "rb.yaml" },
     target: "rb.yaml",
+    targetKept: "rb.yaml",
+    keptNote: "",
     runbook: { clusters: { cluster0: {}, cluster1: {} }, steps: [] },
     fleet,
     emit,

@@ -141,6 +141,15 @@ export interface RunContext {
    * values it left out.
    */
   target: string;
+  /**
+   * The runbook as a way on that nothing checks against the cutover's values names it (one with
+   * `--allow-changed-runbook`, or `--new-cutover`): every `--var` the cutover was given, a secret
+   * one as `***` (src/next-run.ts `wayOnVarsKept`). Left out, a value is read at the runbook's
+   * default, another fleet, which such a run accepts; `***` is refused until it is set again.
+   */
+  targetKept: string;
+  /** Said after a command with `targetKept` when it holds a masked value (`MASKED_VAR_NOTE`), else "". */
+  keptNote: string;
   runbook: Runbook;
   fleet: Fleet;
   verifier: VerifierClient | undefined;

@@ -24,6 +24,6 @@ export function stoppedInCommitInterlock(ctx: StepContext, held: string): void {
     "stopped-in-commit",
     false,
     stoppedInCommitWords(stopped),
-    `${held}, and the commit holds on the fleet. Restart the migration (a new sync to an emptied destination), then: syncbook run ${ctx.run.target} --new-cutover; or, only if you accept this migration unverified or know from that instance's log that its process did not stop before the destination took writes, syncbook run ${ctx.run.target} --resume --force=stopped-in-commit.`,
+    `${held}, and the commit holds on the fleet. Restart the migration (a new sync to an emptied destination), then: syncbook run ${ctx.run.targetKept} --new-cutover${ctx.run.keptNote}; or, only if you accept this migration unverified or know from that instance's log that its process did not stop before the destination took writes, syncbook run ${ctx.run.target} --resume --force=stopped-in-commit.`,
   );
 }

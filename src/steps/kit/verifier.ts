@@ -566,7 +566,7 @@ async function beginCheck(ctx: StepContext, t: VerifierTools, sent: number): Pro
         `the verifier is already checking (${describeVerifier(base)}), started outside this run: this step's filter would not apply to it (a check while one runs is answered success and ignored), so it is not adopted`,
         {
           beforeResume: true,
-          hint: "Restart the verifier with --clean (or on a new metadata database) so that this run's check, with its filter, starts the verification; then run this step again (--resume). Or remove the filter to adopt the running check.",
+          hint: `Restart the verifier with --clean (or on a new metadata database) so that this run's check, with its filter, starts the verification; then \`syncbook run ${ctx.run.target} --resume\`. Or remove the filter from this step to adopt the running check, then \`syncbook run ${ctx.run.targetKept} --resume --allow-changed-runbook\`${ctx.run.keptNote}.`,
         },
       );
     if (m.refused !== undefined)
