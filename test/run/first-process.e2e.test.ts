@@ -112,9 +112,7 @@ describe("canWrite of the first process only", () => {
     const closed = of(events, "window.closed");
     expect(closed.map((e) => e.reason)).toEqual(["canWrite"]);
     // the read that closed it: the first process's, with canWrite true (the others said false then)
-    const shown = of(events, "progress.sampled").filter(
-      (e) => e.at <= closed[0]!.seenAt && e.progress.canWrite === true,
-    );
+    const shown = of(events, "progress.sampled").filter((e) => e.seq < closed[0]!.seq && e.progress.canWrite === true);
     expect(new Set(shown.map((e) => e.instance.index))).toEqual(new Set([0]));
     // the live view shows the first process's canWrite alone
     const ui = new UiModel();
