@@ -266,10 +266,11 @@ function writesStoppedInterlock(ctx: StepContext): void {
         : "writesOff tells the verifier that writes have stopped, and no stopWrites step has succeeded in this run",
     forcedCommit
       ? `Stop the application's writes, declare \`writesStoppedExternally: true\` in the runbook, then \`syncbook run ${ctx.run.targetKept} --resume --allow-changed-runbook\`${ctx.run.keptNote}: writesOff goes once they have stopped, and the verifier compares what the commit left. Or \`syncbook run ${ctx.run.target} --resume --force=writes-stopped\`: this step runs, and the cutover stays not verified.`
-      : `Run verify after stopWrites and commit (the documented order), or, if writes are stopped another way, declare \`writesStoppedExternally: true\` in the runbook, then \`syncbook run ${ctx.run.targetKept} --resume --allow-changed-runbook\`${ctx.run.keptNote}.`,
+      : "Run verify after stopWrites and commit (the documented order), or set `writesStoppedExternally: true` if writes are stopped another way.",
     // the way on edits the runbook: status and the page offer that --resume, not a plain one (refused
-    // again); unforced, the hint's first way runs the earlier steps, and either way goes first
-    forcedCommit ? ALLOW_CHANGED : { beforeResume: true },
+    // again). Unforced, no command: where the run stands decides it (a `--from verify` in a folder
+    // without the cutover's journals: its --journal-dir; the run's end says which)
+    forcedCommit ? ALLOW_CHANGED : undefined,
   );
 }
 

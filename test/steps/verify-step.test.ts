@@ -347,7 +347,7 @@ describe("verify: the writes-stopped interlock, before writesOff", () => {
     );
     expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toBe(
-      "Run verify after stopWrites and commit (the documented order), or, if writes are stopped another way, declare `writesStoppedExternally: true` in the runbook, then `syncbook run rb.yaml --resume --allow-changed-runbook`.",
+      "Run verify after stopWrites and commit (the documented order), or set `writesStoppedExternally: true` if writes are stopped another way.",
     );
     expect(s.v.ops()).toEqual([]);
     expect(s.v.reads).toBe(0);
