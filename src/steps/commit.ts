@@ -275,14 +275,16 @@ function earlierHooksInterlock(ctx: StepContext, hasCheck: boolean): void {
   const gate = ctx.run.earlierHooks;
   if (!gate) return;
   const { live, unknown } = gate.judge();
-  const rerun = ctx.run.mode === "resume" ? "--resume" : "the same command";
+  // the --resume, whatever this run was: a plain run or `--new-cutover` run again would begin yet
+  // another cutover, and a `--from` again would repeat the steps before this one (a review)
+  const rerun = `syncbook run ${ctx.run.target} --resume`;
   if (live.length) {
     checkInterlock(
       ctx,
       "hook-processes",
       false,
       `${live.join("; ")} ${live.length === 1 ? "was" : "were"} started by an earlier run and ${live.length === 1 ? "is" : "are"} still running: ${live.length === 1 ? "it" : "they"} may turn application writes back on behind this commit`,
-      `Wait for ${live.length === 1 ? "it" : "them"} to exit, or stop ${live.length === 1 ? "it" : "them"} and check what ${live.length === 1 ? "it" : "they"} did to the application's writes, then run ${rerun} again; nothing was sent.`,
+      `Wait for ${live.length === 1 ? "it" : "them"} to exit, or stop ${live.length === 1 ? "it" : "them"} and check what ${live.length === 1 ? "it" : "they"} did to the application's writes, then \`${rerun}\`; nothing was sent.`,
       { beforeResume: true },
     );
     return;
@@ -306,7 +308,7 @@ function earlierHooksInterlock(ctx: StepContext, hasCheck: boolean): void {
     "hook-processes",
     false,
     `${what}: one may still turn application writes back on behind this commit, and no stopWrites here has a \`check:\` to read the write switch`,
-    `Check where it ran that no process of it is left (on that host, in that PID namespace: \`ps -eo pid,lstart,args\`, or the token in its environment, SYNCBOOK_HOOK_TOKEN), and that the application's writes are stopped; then run ${rerun} again with --force=hook-processes. A \`check:\` on the stopWrites step lets the runner read the switch itself.`,
+    `Check where it ran that no process of it is left (on that host, in that PID namespace: \`ps -eo pid,lstart,args\`, or the token in its environment, SYNCBOOK_HOOK_TOKEN), and that the application's writes are stopped; then \`${rerun} --force=hook-processes\`. A \`check:\` on the stopWrites step lets the runner read the switch itself.`,
     // what stays unknowable is refused again by a plain --resume (a review): status and the page
     // offer the forced one, said with this hint, as the stopped-in-commit refusal's forced resume is
     { beforeResume: true, resumeFlags: ["--force=hook-processes"] },

@@ -423,10 +423,8 @@ describe("commit: the hook processes earlier runs left (hook-processes)", () => 
   });
 
   it("one still runs: refused (exit 3), naming it, before the fleet is read; nothing sent, nothing disarmed", async () => {
-    for (const [mode, again] of [
-      ["run", "the same command"],
-      ["resume", "--resume"],
-    ] as const) {
+    // the --resume in either mode: a plain run again would begin another cutover (a review)
+    for (const mode of ["run", "resume"] as const) {
       const s = gated({ live: ['the undo of step 1 "stop" (shell; pid 42)'], unknown: [] }, { mode });
       const err = await failure(commit.run(s.ctx, {}));
       expect(err.reason).toBe("interlock");
@@ -437,7 +435,7 @@ describe("commit: the hook processes earlier runs left (hook-processes)", () => 
       expect(err.beforeResume).toBe(true);
       expect(err.resumeFlags).toBeUndefined();
       expect(err.hint).toBe(
-        `Wait for it to exit, or stop it and check what it did to the application's writes, then run ${again} again; nothing was sent.`,
+        `Wait for it to exit, or stop it and check what it did to the application's writes, then \`syncbook run rb.yaml --resume\`; nothing was sent.`,
       );
       expect(s.f.reads).toBe(0);
       expect(s.f.sent).toEqual([[]]);
@@ -463,7 +461,9 @@ describe("commit: the hook processes earlier runs left (hook-processes)", () => 
     expect(err.beforeResume).toBe(true);
     expect(err.resumeFlags).toEqual(["--force=hook-processes"]);
     expect(err.hint).toMatch(/^Check where it ran that no process of it is left .*SYNCBOOK_HOOK_TOKEN/);
-    expect(err.hint).toMatch(/then run --resume again with --force=hook-processes\. A `check:` on the stopWrites step/);
+    expect(err.hint).toMatch(
+      /then `syncbook run rb\.yaml --resume --force=hook-processes`\. A `check:` on the stopWrites step/,
+    );
     expect(s.f.sent).toEqual([[]]);
     // every one named
     const two = gated({ live: [], unknown: ["x on host b", "y on host c"] }, { mode: "resume" });
