@@ -6,7 +6,14 @@ import { setMaxListeners } from "node:events";
 import { UserError, errorMessage } from "../errors.js";
 import { durationOr, type LoadedRunbook } from "../runbook/index.js";
 import type { Duration } from "../runbook/types.js";
-import { StepFailure, StepTimeout, type Defaults, type RunContext, type StepContext } from "../steps/index.js";
+import {
+  StepFailure,
+  StepTimeout,
+  timeoutHint,
+  type Defaults,
+  type RunContext,
+  type StepContext,
+} from "../steps/index.js";
 import { sourceLine, type Place } from "../text.js";
 import { setLongTimeout } from "../timers.js";
 import type { PlannedStep } from "./plan.js";
@@ -133,7 +140,7 @@ export async function runStep(
       });
       return "interrupted";
     }
-    const { message, hint } = explain(err, limit.signal, run.loaded.redact);
+    const { message, hint } = explain(err, limit.signal, run);
     const beforeResume = err instanceof StepFailure && err.beforeResume && hint !== undefined;
     const resumeFlags = beforeResume ? err.resumeFlags : undefined;
     const place = placeOf(run.loaded, s);
@@ -179,7 +186,8 @@ function interruptCause(reason: unknown): string {
   return rest || "stopped by Ctrl-C or a signal";
 }
 
-function explain(err: unknown, signal: AbortSignal, redact: (s: string) => string): { message: string; hint?: string } {
+function explain(err: unknown, signal: AbortSignal, run: RunContext): { message: string; hint?: string } {
+  const redact = run.loaded.redact;
   if (err instanceof StepFailure || err instanceof UserError)
     return { message: redact(err.message), ...(err.hint ? { hint: redact(err.hint) } : {}) };
   // whatever a step threw when its time limit aborted it (a bare "The operation was aborted" from
@@ -188,7 +196,7 @@ function explain(err: unknown, signal: AbortSignal, redact: (s: string) => strin
   if (reason instanceof StepTimeout)
     return {
       message: `timed out after ${reason.limitText} (the step's time limit)${err instanceof StepTimeout || isAbort(err) ? "" : `: ${redact(errorMessage(err))}`}`,
-      hint: "Raise the step's `timeout`.",
+      hint: redact(timeoutHint(run, "")),
     };
   return { message: redact(errorMessage(err)) };
 }

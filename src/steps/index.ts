@@ -176,7 +176,7 @@ export type {
   StepTiming,
 } from "./kit/define.js";
 export { UNDO_TIMEOUT_MS } from "./kit/define.js";
-export { StepFailure, StepTimeout, FORCE_CHECKS, newIdentityMemory } from "./kit/context.js";
+export { StepFailure, StepTimeout, FORCE_CHECKS, newIdentityMemory, timeoutHint } from "./kit/context.js";
 export type {
   StepContext,
   RunContext,

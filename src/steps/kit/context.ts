@@ -253,6 +253,21 @@ export class StepFailure extends Error {
 }
 
 /**
+ * The way on after a step ran out of time, after `lead` (what to look at first, or ""): a raised
+ * `timeout` edits the runbook, and a plain `--resume` of a changed runbook is refused
+ * (src/journal/reconcile.ts `changed-runbook`), so that one carries `--allow-changed-runbook` with
+ * every `--var` kept (`targetKept`); unchanged, the plain `--resume` (a review: the hint said
+ * "Raise the step's `timeout`" and the run's end offered the plain one, refused once it was raised).
+ */
+export function timeoutHint(run: Pick<RunContext, "target" | "targetKept" | "keptNote">, lead: string): string {
+  const raised = `raise the step's \`timeout\` in the runbook, then \`syncbook run ${run.targetKept} --resume --allow-changed-runbook\`${run.keptNote}`;
+  const again = `\`syncbook run ${run.target} --resume\``;
+  return lead
+    ? `${lead}; once they are ready, ${again} waits again. Or ${raised}.`
+    : `To give it more time, ${raised}. Unchanged, ${again} goes on from this step with the same limit.`;
+}
+
+/**
  * The reason a step's signal aborted at its time limit: the one timeout error (src/timers.ts), the
  * step's own. `ms` is wall time; `runbookMs` the limit as the runbook states it (in a rehearsal the
  * simulator's clock runs faster, and the wall-time limit is shorter by as much).

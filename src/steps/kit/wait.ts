@@ -27,7 +27,7 @@ import {
 } from "../../fleet/index.js";
 import { delayUntil } from "../../timers.js";
 import { formatDuration } from "../../runbook/index.js";
-import { StepFailure, StepTimeout, type StepContext } from "./context.js";
+import { StepFailure, StepTimeout, timeoutHint, type StepContext } from "./context.js";
 import { poll } from "./poll.js";
 import { observeVerifier } from "./earned.js";
 
@@ -307,7 +307,7 @@ export function abortReason(ctx: StepContext, failing: readonly FailingCondition
       `timed out after ${reason.limitText} waiting for ${opts.describe}: ${describeFailing(failing)}`,
       {
         reason: "timeout",
-        hint: "Raise the step's `timeout`, or look at the instances named above.",
+        hint: timeoutHint(ctx.run, "Look at the instances named above"),
       },
     );
   }
