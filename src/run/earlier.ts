@@ -120,7 +120,7 @@ function distrustedRefusal(err: DistrustedJournal, loaded: LoadedRunbook): UserE
   const status = `syncbook status ${runbookArg(loaded)}`;
   const next = fresh
     ? `if the fleet is IDLE (the sync never started, or was set back by hand since), set the journal aside (it stays that run's record) and start a new cutover, whose start checks the fleet is IDLE: ${aside}, then ${fresh}`
-    : `if the fleet shows nothing this journal may record is on the sync that runs now (set back by hand since), set the journal aside (it stays that run's record) and start a new cutover: ${aside}, then syncbook run ${wayOnTarget(loaded)} --new-cutover`;
+    : `if the fleet shows nothing this journal may record is on the sync that runs now (set back by hand since), set the journal aside (it stays that run's record) and start a new cutover: ${aside}, then syncbook run ${keptTarget(loaded).target} --new-cutover${keptTarget(loaded).note}`;
   return new UserError(err.message, {
     exitCode: err.exitCode,
     hint: `${err.meaning}. See the fleet and check the application's writes: ${status}; ${next}; else send what is missing by hand.`,
@@ -808,9 +808,18 @@ export function refuseSentAgain(
  */
 export function newCutoverFromStart(loaded: LoadedRunbook): string | undefined {
   if (!loaded.runbook || startlessFrom(planSteps(loaded.runbook)) !== undefined) return undefined;
-  // a new cutover is checked against no cutover's values: a secret one kept masked (`wayOnVarsKept`)
+  const kept = keptTarget(loaded);
+  return `syncbook run ${kept.target} --new-cutover${kept.note}`;
+}
+
+/**
+ * The runbook as a way on that nothing checks against a cutover's values names it (a new cutover,
+ * `--allow-changed-runbook`): every `--var` this run was given, a secret one kept masked
+ * (`wayOnVarsKept`), and the note said after the command when one is.
+ */
+function keptTarget(loaded: LoadedRunbook): { target: string; note: string } {
   const typed = wayOnVarsKept(loaded);
-  return `syncbook run ${runTarget(loaded, typed.vars)} --new-cutover${typed.masked ? MASKED_VAR_NOTE : ""}`;
+  return { target: runTarget(loaded, typed.vars), note: typed.masked ? MASKED_VAR_NOTE : "" };
 }
 
 /** Where a refused new cutover would have begun: `from commit`, or, without --from, its first step and why that counts. */
@@ -1037,7 +1046,9 @@ export function refuseSentByEarlierCutover(
     // the instances it never reached, alone: a --from run (of the last cutover, or a new one) of its
     // step (a new one's --new-cutover is harmless when no cutover is unfinished); a commit from the
     // write stop before it, whose run counts a write stop of its own (`restopFor`)
-    const only = `syncbook run ${target}${run === "new cutover" || run === "first step" ? " --new-cutover" : ""} --from ${(c.op === "commit" && restopFor(loaded.runbook!, from)) || id} --only <the instances it did not reach>`;
+    // a new cutover's checked against no cutover's values: every --var kept (a secret masked)
+    const anew = run === "new cutover" || run === "first step" ? keptTarget(loaded) : undefined;
+    const only = `syncbook run ${anew?.target ?? target}${anew ? " --new-cutover" : ""} --from ${(c.op === "commit" && restopFor(loaded.runbook!, from)) || id} --only <the instances it did not reach>${anew?.note ?? ""}`;
     const aside = loaded.redact(shellCommand(["mv", dir, `${dir}.set-aside`]));
     // another journal of the run's own cutover (a --from run after a run that left its commit in
     // doubt): an earlier run of this cutover, not "an earlier cutover" a newer one left (a review)

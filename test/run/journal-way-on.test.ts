@@ -67,6 +67,16 @@ describe("wayOnFromRefused: the commands that help next from a journal that must
     );
   });
 
+  // a review: the new cutover named the runbook with the values a --resume is checked against, and a
+  // secret --var left out is read at the runbook's default by a new cutover, which checks none
+  it("cannot be trusted, the runbook sends no start, a --var given with a secret: the new cutover keeps it, masked, and says so", async () => {
+    const e = wayOnFromRefused(found(distrusted), await loadedOf(STOP + COMMIT, { region: "http://op:Sup3rSecret@h" }));
+    expect(hintOf(e)).toContain(
+      "then syncbook run 'my rb.yaml' --journal-dir 'j d' --var 'region=http://***@h' --new-cutover (a --var shown with *** holds a secret: set each as that run did); else send",
+    );
+    expect(hintOf(e)).not.toContain("Sup3rSecret");
+  });
+
   it("marked untrusted by its own run: a new run --from the write stop, with the runbook named", async () => {
     const untrusted = new DistrustedJournal(`cannot trust ${JOURNAL}: its own run marked it untrusted`, JOURNAL, "x");
     const e = wayOnFromRefused(found(untrusted, true), await loadedOf(START + STOP + COMMIT));
