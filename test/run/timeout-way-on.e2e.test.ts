@@ -25,7 +25,7 @@ describe("a wait that timed out", () => {
     );
     const first = await cli(["run", file, "--renderer", "simple"], { cwd: dir });
     expect(first.code, first.all).toBe(1);
-    expect(first.all).toMatch(/step ready failed: timed out after 1ms/);
+    expect(first.all).toMatch(/Wait for canCommit true failed in \d+ms: timed out after 1ms/);
     const hint = /hint: (Look at the instances named above.*)/.exec(first.all)?.[1];
     expect(hint, first.all).toBe(
       `Look at the instances named above; once they are ready, \`syncbook run ${file} --resume\` waits again. Or raise the step's \`timeout\` in the runbook, then \`syncbook run ${file} --resume --allow-changed-runbook\`.`,

@@ -435,7 +435,7 @@ describe("commit: the hook processes earlier runs left (hook-processes)", () => 
       expect(err.beforeResume).toBe(true);
       expect(err.resumeFlags).toBeUndefined();
       expect(err.hint).toBe(
-        `Wait for it to exit, or stop it and check what it did to the application's writes, then \`syncbook run rb.yaml --resume\`; nothing was sent.`,
+        `Wait for it to exit, or stop it and check what it did to the application's writes, then \`syncbook run ${s.ctx.run.target} --resume\`; nothing was sent.`,
       );
       expect(s.f.reads).toBe(0);
       expect(s.f.sent).toEqual([[]]);
@@ -462,7 +462,7 @@ describe("commit: the hook processes earlier runs left (hook-processes)", () => 
     expect(err.resumeFlags).toEqual(["--force=hook-processes"]);
     expect(err.hint).toMatch(/^Check where it ran that no process of it is left .*SYNCBOOK_HOOK_TOKEN/);
     expect(err.hint).toMatch(
-      /then `syncbook run rb\.yaml --resume --force=hook-processes`\. A `check:` on the stopWrites step/,
+      /then `syncbook run cutover\.yaml --var switch=http:\/\/live --resume --force=hook-processes`\. A `check:` on the stopWrites step/,
     );
     expect(s.f.sent).toEqual([[]]);
     // every one named
