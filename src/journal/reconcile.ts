@@ -359,11 +359,13 @@ export function reconcile(
         );
       }
       const inDoubt = cmd.perInstance.filter((p) => p.answered === "unknown");
+      // a resume that got here with the runbook changed was given --allow-changed-runbook: the one
+      // it names needs it too, or it is refused as a changed runbook (a review of every hint's command)
       if (inDoubt.length && sentOnceOnly(cmd.op)) {
         return refuse(
           "in-doubt",
           `${sentTo}; every instance is still ${before.join("/")}, but ${inDoubt.map((p) => p.instance).join(", ")} may have received it (no usable answer): ${cmd.op === "start" ? "a start can take effect after its request timed out" : `${cmd.op} is held by an instance until every instance has it, and its state shows nothing until then`}; it is never sent twice`,
-          `find out from the service's own log which instances received /${cmd.op}; send it by hand only to those that did not${cmd.op === "commit" ? ` (writes stopped, canCommit true)${commitByHand(inDoubt, fleet)}` : ", "}then resume (the journal then sees its effect): syncbook run ${runbook.args.run} --resume`,
+          `find out from the service's own log which instances received /${cmd.op}; send it by hand only to those that did not${cmd.op === "commit" ? ` (writes stopped, canCommit true)${commitByHand(inDoubt, fleet)}` : ", "}then resume (the journal then sees its effect): syncbook run ${runbook.args.run} --resume${state.hash !== runbook.hash ? " --allow-changed-runbook" : ""}`,
         );
       }
       if (cmd.op === "commit") {

@@ -736,5 +736,15 @@ describe("a commit in doubt on a fleet still RUNNING: the way by hand, as comman
     expect(st.ok || st.hint).toBe(
       "find out from the service's own log which instances received /start; send it by hand only to those that did not, then resume (the journal then sees its effect): syncbook run rb.yaml --var site=west --resume",
     );
+    // a resume given --allow-changed-runbook for a changed runbook: the one it names carries the flag
+    // too (a plain one is refused as a changed runbook; a review of every hint's command)
+    const changed = reconcile({ ...s, hash: "0".repeat(64) }, RB, readings, { allowChangedRunbook: true });
+    expect(changed.ok || changed.hint).toMatch(
+      /then resume \(the journal then sees its effect\): syncbook run rb\.yaml --var site=west --resume --allow-changed-runbook$/,
+    );
+    expect(reconcile({ ...s, hash: "0".repeat(64) }, RB, readings)).toMatchObject({
+      ok: false,
+      code: "changed-runbook",
+    });
   });
 });
