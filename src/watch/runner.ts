@@ -44,6 +44,7 @@ import {
   varArgs,
   type CutoverValuesKnown,
 } from "../next-run.js";
+import { MASK } from "../redact.js";
 import type { LockHolder } from "./journal-feed.js";
 
 /** A step without a time limit of its own: the schema's `defaults.timeout` (30m). */
@@ -176,8 +177,28 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
   const refusesAhead = stoppedInCommitAhead(m.steps, traitsOf, m.cutoverValues?.vars);
   const sicRefused = sic !== undefined && refusesAhead && m.decisions.some((d) => d.check === "stopped-in-commit");
   const first = resumeFirst(m.steps, resumed);
+  // the restart is a new cutover, which checks no value against the cutover's: every one its steps
+  // read from the first, as the cutover had it, a secret one masked (`goOnVars`); watching a journal
+  // folder without the runbook, a secret one it cannot name is said (a review: left out, the new
+  // cutover read the runbook's default, another fleet)
+  const restartKept =
+    sicRefused && i.goOnVars && m.cutoverValues && m.steps[0]
+      ? i.goOnVars({ decidedVars: m.whenVars, cutoverValues: m.cutoverValues }, m.steps[0].id)
+      : undefined;
+  const leftOut = restartKept
+    ? []
+    : (m.cutoverValues?.given ?? []).filter((n) => String(m.cutoverValues?.vars[n] ?? "").includes(MASK));
+  const restartNotes = [
+    `${STOPPED_IN_COMMIT_NOTE}: ${STOPPED_IN_COMMIT_RESTART.does}`,
+    ...(restartKept?.note !== undefined ? [restartKept.note] : []),
+    ...(leftOut.length
+      ? [
+          `add ${leftOut.map((n) => `--var ${n}`).join(", ")} as its runs were given ${leftOut.length === 1 ? "it" : "them"}: ${leftOut.length === 1 ? "it holds" : "they hold"} a secret, not shown`,
+        ]
+      : []),
+  ];
   const resume = sicRefused
-    ? `syncbook run ${rb} ${STOPPED_IN_COMMIT_RESTART.args}${vars}   (${STOPPED_IN_COMMIT_NOTE}: ${STOPPED_IN_COMMIT_RESTART.does}); or syncbook run ${rb} ${STOPPED_IN_COMMIT_RESUME.args}${vars}   (${[...(resumeChanged ? [RUNBOOK_CHANGED_NOTE] : []), STOPPED_IN_COMMIT_RESUME.does].join("; ")})`
+    ? `syncbook run ${rb} ${STOPPED_IN_COMMIT_RESTART.args}${restartKept ? varArgs(restartKept.vars) : vars}   (${restartNotes.join("; ")}); or syncbook run ${rb} ${STOPPED_IN_COMMIT_RESUME.args}${vars}   (${[...(resumeChanged ? [RUNBOOK_CHANGED_NOTE] : []), STOPPED_IN_COMMIT_RESUME.does].join("; ")})`
     : resumeWith(
         // the flags its failure needs once its hint is done (a runbook edit: --allow-changed-runbook)
         first?.flags ?? [],
