@@ -157,18 +157,58 @@ describe("reading the verifier", () => {
 });
 
 describe("what a result is (notEarned): idle past writesOff's generation, every task done", () => {
-  const end = (generation: number, more: Record<string, number> = {}): VerifierProgress => ({
-    phase: "idle",
-    generation,
-    error: null,
-    verificationStatus: { ...status(8), ...more },
-  });
+  // totalTasks the sum of the others, as v0.2.1 counts them (migration_verifier.go), unless given
+  const end = (generation: number, more: Record<string, number> = {}): VerifierProgress => {
+    const counts: Record<string, number> = { ...status(8), ...more };
+    const sum = ["addedTasks", "processingTasks", "failedTasks", "completedTasks", "metadataMismatchTasks"].reduce(
+      (n, k) => n + counts[k]!,
+      0,
+    );
+    return {
+      phase: "idle",
+      generation,
+      error: null,
+      verificationStatus: { ...counts, totalTasks: more.totalTasks ?? sum },
+    };
+  };
 
   it("a generation past the one writesOff was sent in, every counter there, none added or processing: a result", () => {
     expect(notEarned(end(3), 2)).toBeUndefined();
     expect(notEarned(end(1), 0)).toBeUndefined();
     // differences are a result too (judged by the step)
     expect(notEarned(end(3, { failedTasks: 2, metadataMismatchTasks: 1 }), 2)).toBeUndefined();
+    // a final generation with no task at all: "API callers expect no tasks when there are no
+    // mismatches and no change events" (v0.2.1 internal/verifier/check.go lines 357-360)
+    expect(notEarned(end(3, { completedTasks: 0 }), 2)).toBeUndefined();
+  });
+
+  // a conformance read of migration-verifier v0.2.1 (migration_verifier.go lines 1709-1780, api.go
+  // VerificationStatus): six whole counts by status, totalTasks their sum. An answer it cannot send
+  // is no result: `failedTasks: -3` read as "no failed task" said verified
+  it("counters the verifier cannot send: not a result", () => {
+    expect(notEarned(end(3, { failedTasks: -3, totalTasks: 8 }), 2)).toBe(
+      "failedTasks -3: the verifier sends each of its six task counters as a whole number of 0 or more",
+    );
+    expect(notEarned(end(3, { failedTasks: 0.5, totalTasks: 8 }), 2)).toBe(
+      "failedTasks 0.5: the verifier sends each of its six task counters as a whole number of 0 or more",
+    );
+    const noTotal = end(3);
+    delete noTotal.verificationStatus!.totalTasks;
+    delete noTotal.verificationStatus!.completedTasks;
+    expect(notEarned(noTotal, 2)).toBe(
+      "totalTasks missing, completedTasks missing: the verifier sends each of its six task counters as a whole number of 0 or more",
+    );
+    // a task of a status it does not know counts in the total alone: neither done nor passed
+    expect(notEarned(end(3, { totalTasks: 9 }), 2)).toBe(
+      "totalTasks 9 is not the sum of the other five counters (8): tasks of a status the verifier does not know, neither done nor passed",
+    );
+    expect(notEarned(end(3, { totalTasks: 0 }), 2)).toBe(
+      "totalTasks 0 is not the sum of the other five counters (8): not the verifier's answer",
+    );
+    expect(notEarned(end(2.5), 2)).toBe("generation 2.5 is not a whole number of 0 or more: not the verifier's answer");
+    // the contract's recheckTasks (v0.2.1 sends none): rechecks still to do
+    expect(notEarned(end(3, { recheckTasks: 2 }), 2)).toBe("recheckTasks 2: tasks not done in a finished verification");
+    expect(notEarned(end(3, { recheckTasks: 0 }), 2)).toBeUndefined();
   });
 
   it("writesOff's generation or before: not a result", () => {

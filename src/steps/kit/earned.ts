@@ -187,9 +187,41 @@ export function notEarned(p: VerifierProgress, writesOffGeneration: number | und
   const missing = RESULT_COUNTERS.filter((k) => typeof s?.[k] !== "number");
   if (missing.length > 0)
     return `no ${missing.join(", ")} counter${missing.length > 1 ? "s" : ""} to read the result from`;
-  const pending = (["addedTasks", "processingTasks"] as const).filter((k) => s?.[k] !== 0);
+  const impossible = notTheVerifiers(p);
+  if (impossible !== undefined) return impossible;
+  // `recheckTasks` (the contract lists it; v0.2.1 sends none): rechecks still to do
+  const pending = (["addedTasks", "processingTasks", "recheckTasks"] as const).filter(
+    (k) => s?.[k] !== 0 && (k !== "recheckTasks" || s?.[k] !== undefined),
+  );
   if (pending.length > 0)
     return `${pending.map((k) => `${k} ${s?.[k]}`).join(", ")}: tasks not done in a finished verification`;
+  return undefined;
+}
+
+/**
+ * Why a result's counters are none the verifier sends, or undefined. migration-verifier v0.2.1
+ * sends all six, each a count of the generation's tasks by status, and `totalTasks` is their sum:
+ * internal/verifier/migration_verifier.go `getVerificationStatusForGeneration` (lines 1709-1780:
+ * `$sum: 1` per status; `TotalTasks += int(count)` for every status, known or not, the known ones
+ * also in their own field), internal/verifier/api/api.go `VerificationStatus` (six `int` fields, no
+ * omitempty), and `Generation int`. Fail safe: a total above the sum holds tasks of a status the
+ * verifier logs as unknown, neither done nor passed; a negative, fractional or missing count, or a
+ * fractional generation, is not its answer, and no result is read from it (a conformance read).
+ */
+function notTheVerifiers(p: VerifierProgress): string | undefined {
+  const g = p.generation;
+  if (typeof g === "number" && !(Number.isInteger(g) && g >= 0))
+    return `generation ${g} is not a whole number of 0 or more: not the verifier's answer`;
+  const s = p.verificationStatus ?? {};
+  const bad = STATUS_COUNTERS.filter((k) => {
+    const v = s[k];
+    return !(typeof v === "number" && Number.isInteger(v) && v >= 0);
+  });
+  if (bad.length > 0)
+    return `${bad.map((k) => `${k} ${s[k] === undefined ? "missing" : JSON.stringify(s[k])}`).join(", ")}: the verifier sends each of its six task counters as a whole number of 0 or more`;
+  const parts = STATUS_COUNTERS.filter((k) => k !== "totalTasks").reduce((n, k) => n + (s[k] as number), 0);
+  if (s.totalTasks !== parts)
+    return `totalTasks ${s.totalTasks} is not the sum of the other five counters (${parts}): ${(s.totalTasks as number) > parts ? "tasks of a status the verifier does not know, neither done nor passed" : "not the verifier's answer"}`;
   return undefined;
 }
 
