@@ -95,6 +95,8 @@ export interface VerifierStanding {
   notFromStart?: true;
   /** The result is refused because it compared nothing (earned.ts `comparedNothing`). */
   comparedNothing?: true;
+  /** The result is refused because the verifier skipped DDL on the source (earned.ts `skippedSourceDdl`). */
+  skippedDdl?: true;
 }
 
 const NOT_JUDGED = "whether it is this cutover's verification was not judged";

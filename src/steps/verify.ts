@@ -312,6 +312,13 @@ function judge(ctx: StepContext, p: VerifierProgress, before: string[] | undefin
         : `Nothing is verified for this cutover. Start the verifier again with --verifyAll (or a --srcNamespace for each collection to verify) and --clean (or on a new metadata database), then \`syncbook run ${ctx.run.target} --resume\`: this step sends a new check. If the source truly has no collection, there is nothing to verify, and the cutover stays not verified.`,
     });
   }
+  if (standing.skippedDdl) {
+    throw new StepFailure(`not verified: ${why} (${describeVerifier(p)})`, {
+      reason: "unsafe",
+      beforeResume: true,
+      hint: `Nothing is verified for this cutover: the verifier's log names each DDL event it skipped. With the source's writes and DDL stopped, restart the verifier with --clean (or on a new metadata database), then \`syncbook run ${ctx.run.target} --resume\`: this step sends a new check, which compares every collection as it is now.`,
+    });
+  }
   if (why === WRITES_OFF_FORCED) {
     // the stop declared already (a run after the edit, the verifier not restarted): its restart
     // and a plain --resume, not the edit again with the flag (a review followed it there)

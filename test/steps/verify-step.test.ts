@@ -1329,6 +1329,53 @@ describe("a result that compared nothing is not verified (gen0Stats)", () => {
   });
 });
 
+describe("a result that passed over DDL on the source is not verified (srcChangeStats.eventCounts)", () => {
+  // a conformance read of migration-verifier v0.2.1: under --ddlHandling warnMost a source DDL event
+  // is warned of and counted, not verified (change_stream.go lines 222-224), and its README says
+  // "In this case you **MUST** manually confirm that the change is replicated to the destination":
+  // such a pass was said "verified"
+  const withEvents = (counts: Record<string, number>, side = "srcChangeStats"): VerifierProgress => ({
+    ...PASSED,
+    [side]: {
+      eventsPerSecond: 0,
+      lagSecs: 0,
+      bufferSaturation: 0,
+      eventCounts: { insert: 40, update: 2, ...counts },
+    },
+  });
+  it("an index created on the source: refused, not verified, the verifier's clean restart named", async () => {
+    const end = withEvents({ createIndexes: 1, modify: 2 });
+    const s = setup({ progress: documented(end) });
+    const e = await failure(s.run());
+    expect(e.reason).toBe("unsafe");
+    expect(e.message).toBe(
+      `not verified: the verifier skipped DDL on the source (modify 2, createIndexes 1; --ddlHandling warnMost), which it does not verify: its README says you MUST then confirm by hand that each change reached the destination (${describeVerifier(end)})`,
+    );
+    expect(e.hint).toBe(
+      "Nothing is verified for this cutover: the verifier's log names each DDL event it skipped. With the source's writes and DDL stopped, restart the verifier with --clean (or on a new metadata database), then `syncbook run rb.yaml --resume`: this step sends a new check, which compares every collection as it is now.",
+    );
+    expect(e.beforeResume).toBe(true);
+    expect(s.of("verifier.verified")).toEqual([]);
+    expect(s.m.verified).toBeUndefined();
+    // the one rule every reader asks
+    expect(verifierEarned(s.m, end)).toMatchObject({
+      skippedDdl: true,
+      result: expect.stringMatching(/^the verifier skipped DDL/),
+    });
+  });
+
+  it.each([
+    ["data events only", withEvents({})],
+    ["DDL counted 0", withEvents({ create: 0, dropIndexes: 0 })],
+    // the destination's DDL is allowed (the sync's own, change_stream.go lines 219-221)
+    ["DDL on the destination", withEvents({ createIndexes: 3 }, "dstChangeStats")],
+  ])("%s: verified", async (_, end) => {
+    const s = setup({ progress: documented(end) });
+    await s.run();
+    expect(s.m.verified).toBeDefined();
+  });
+});
+
 describe("awaitResult and the result [success]", () => {
   // eight tasks, as v0.2.1 counts them: totalTasks the sum of the others (migration_verifier.go)
   const differences = (failed: number, mismatched: number) =>

@@ -357,7 +357,44 @@ export function verifierEarned(m: VerifierMemory, p: VerifierProgress): Verifier
   if (short !== undefined) return { result: short, notFromStart: true };
   // a result that compared nothing verifies nothing (a verifier given no namespace, a filter that matches none)
   const nothing = comparedNothing(p, m.filter);
-  return nothing === undefined ? {} : { result: nothing, comparedNothing: true };
+  if (nothing !== undefined) return { result: nothing, comparedNothing: true };
+  // a result that passed over DDL on the source verifies less than the source holds
+  const ddl = skippedSourceDdl(p);
+  return ddl === undefined ? {} : { result: ddl, skippedDdl: true };
+}
+
+/** The source's DDL the verifier counts and, under `--ddlHandling warnMost`, skips (api/change_event_counts.go). */
+const DDL_EVENTS = [
+  "create",
+  "modify",
+  "createIndexes",
+  "dropIndexes",
+  "shardCollection",
+  "reshardCollection",
+  "refineCollectionShardKey",
+] as const;
+
+/**
+ * Why a finished, passing result passed over DDL on the source, or undefined. migration-verifier
+ * v0.2.1: under `--ddlHandling warnMost` a source event of those types is warned of and counted,
+ * not verified (internal/verifier/change_stream.go lines 222-224, change_reader.go
+ * `allowedSrcDDLOpTypes`), and its README says "warnMost makes the verifier instead show a warning
+ * and skip most DDL events. (In this case you **MUST** manually confirm that the change is
+ * replicated to the destination.)". `srcChangeStats.eventCounts` holds them, cumulative "since the
+ * verifier first started" (api/change_event_counts.go). Under the default `failAll` any DDL makes
+ * the verifier exit, so a count above 0 with a finished answer is that skip: no syncbook output may
+ * say "verified" for what the verifier says it did not verify (a conformance read).
+ */
+export function skippedSourceDdl(p: VerifierProgress): string | undefined {
+  const side: unknown = p.srcChangeStats;
+  const counts: unknown =
+    typeof side === "object" && side !== null ? (side as { eventCounts?: unknown }).eventCounts : undefined;
+  if (typeof counts !== "object" || counts === null) return undefined;
+  const seen = DDL_EVENTS.map((k) => [k, (counts as Record<string, unknown>)[k]] as const).filter(
+    ([, n]) => typeof n === "number" && n > 0,
+  );
+  if (seen.length === 0) return undefined;
+  return `the verifier skipped DDL on the source (${seen.map(([k, n]) => `${k} ${String(n)}`).join(", ")}; --ddlHandling warnMost), which it does not verify: its README says you MUST then confirm by hand that each change reached the destination`;
 }
 
 /**
