@@ -126,7 +126,9 @@ export function eventsFloor(m: VerifierMemory, p: VerifierProgress | undefined):
   else m.highestEvents = n;
 }
 
-const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
+/** A JSON object: not null, not an array. */
+export const isRecord = (x: unknown): x is Record<string, unknown> =>
+  typeof x === "object" && x !== null && !Array.isArray(x);
 
 /** Forgets the run's verification: a new one begins (the verifier restarted, or none ran yet). */
 export function forgetVerification(m: VerifierMemory): void {

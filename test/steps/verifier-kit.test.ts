@@ -200,12 +200,15 @@ describe("what a result is (notEarned): idle past writesOff's generation, every 
     );
     // a task of a status it does not know counts in the total alone: neither done nor passed
     expect(notEarned(end(3, { totalTasks: 9 }), 2)).toBe(
-      "totalTasks 9 is not the sum of the other five counters (8): tasks of a status the verifier does not know, neither done nor passed",
+      "totalTasks 9 is not the sum of the other five counters (8): the verifier counts every task in it, one of a status it does not know there alone, neither done nor passed",
     );
-    expect(notEarned(end(3, { totalTasks: 0 }), 2)).toBe(
-      "totalTasks 0 is not the sum of the other five counters (8): not the verifier's answer",
+    expect(notEarned(end(3, { totalTasks: 0 }), 2)).toMatch(
+      /^totalTasks 0 is not the sum of the other five counters \(8\)/,
     );
-    expect(notEarned(end(2.5), 2)).toBe("generation 2.5 is not a whole number of 0 or more: not the verifier's answer");
+    expect(notEarned(end(2.5), 2)).toBe("generation 2.5 is not a whole number: not the verifier's answer");
+    expect(notEarned(end(3, { totalTasks: -8, completedTasks: -8 }), 2)).toBe(
+      "totalTasks -8, completedTasks -8: the verifier sends each of its six task counters as a whole number of 0 or more",
+    );
     // the contract's recheckTasks (v0.2.1 sends none): rechecks still to do
     expect(notEarned(end(3, { recheckTasks: 2 }), 2)).toBe("recheckTasks 2: tasks not done in a finished verification");
     expect(notEarned(end(3, { recheckTasks: 0 }), 2)).toBeUndefined();

@@ -1363,12 +1363,20 @@ describe("a result that passed over DDL on the source is not verified (srcChange
       result: expect.stringMatching(/^the verifier skipped DDL/),
     });
   });
+  it("a DDL count in any other form than 0 is counted as DDL seen (fail safe)", async () => {
+    const s = setup({ progress: documented(withEvents({ dropIndexes: "2" } as unknown as Record<string, number>)) });
+    expect((await failure(s.run())).message).toMatch(
+      /^not verified: the verifier skipped DDL on the source \(dropIndexes "2"; /,
+    );
+  });
 
   it.each([
     ["data events only", withEvents({})],
     ["DDL counted 0", withEvents({ create: 0, dropIndexes: 0 })],
     // the destination's DDL is allowed (the sync's own, change_stream.go lines 219-221)
     ["DDL on the destination", withEvents({ createIndexes: 3 }, "dstChangeStats")],
+    ["srcChangeStats null", { ...PASSED, srcChangeStats: null } as unknown as VerifierProgress],
+    ["eventCounts null", { ...PASSED, srcChangeStats: { eventCounts: null } }],
   ])("%s: verified", async (_, end) => {
     const s = setup({ progress: documented(end) });
     await s.run();

@@ -26,7 +26,7 @@
  */
 import { generationDocs } from "../../api/progress.js";
 import type { VerifierProgress } from "../../api/types.js";
-import { eventsSeen } from "../../api/verifier-memory.js";
+import { eventsSeen, isRecord } from "../../api/verifier-memory.js";
 import { verifierDocsText } from "../../text.js";
 import { formatDuration } from "../../runbook/duration.js";
 import type { VerifierNeed, VerifierStanding } from "../../fleet/index.js";
@@ -183,18 +183,20 @@ export function notEarned(p: VerifierProgress, writesOffGeneration: number | und
     return "the generation this verification's writesOff was sent in is not known (a journal from an older syncbook?)";
   if (g <= writesOffGeneration)
     return `generation ${g} is not past generation ${writesOffGeneration}, the one writesOff was sent in`;
-  const s = p.verificationStatus;
-  const missing = RESULT_COUNTERS.filter((k) => typeof s?.[k] !== "number");
+  // `Generation int` (v0.2.1 internal/verifier/api/api.go)
+  if (!Number.isInteger(g)) return `generation ${g} is not a whole number: not the verifier's answer`;
+  const s = p.verificationStatus ?? {};
+  const missing = RESULT_COUNTERS.filter((k) => typeof s[k] !== "number");
   if (missing.length > 0)
     return `no ${missing.join(", ")} counter${missing.length > 1 ? "s" : ""} to read the result from`;
-  const impossible = notTheVerifiers(p);
+  const impossible = notTheVerifiers(s);
   if (impossible !== undefined) return impossible;
   // `recheckTasks` (the contract lists it; v0.2.1 sends none): rechecks still to do
   const pending = (["addedTasks", "processingTasks", "recheckTasks"] as const).filter(
-    (k) => s?.[k] !== 0 && (k !== "recheckTasks" || s?.[k] !== undefined),
+    (k) => s[k] !== undefined && s[k] !== 0,
   );
   if (pending.length > 0)
-    return `${pending.map((k) => `${k} ${s?.[k]}`).join(", ")}: tasks not done in a finished verification`;
+    return `${pending.map((k) => `${k} ${String(s[k])}`).join(", ")}: tasks not done in a finished verification`;
   return undefined;
 }
 
@@ -204,24 +206,17 @@ export function notEarned(p: VerifierProgress, writesOffGeneration: number | und
  * internal/verifier/migration_verifier.go `getVerificationStatusForGeneration` (lines 1709-1780:
  * `$sum: 1` per status; `TotalTasks += int(count)` for every status, known or not, the known ones
  * also in their own field), internal/verifier/api/api.go `VerificationStatus` (six `int` fields, no
- * omitempty), and `Generation int`. Fail safe: a total above the sum holds tasks of a status the
- * verifier logs as unknown, neither done nor passed; a negative, fractional or missing count, or a
- * fractional generation, is not its answer, and no result is read from it (a conformance read).
+ * omitempty). Fail safe: a total above the sum holds tasks of a status the verifier logs as
+ * unknown, neither done nor passed; a negative, fractional or missing count is not its answer, and
+ * no result is read from it (a conformance read).
  */
-function notTheVerifiers(p: VerifierProgress): string | undefined {
-  const g = p.generation;
-  if (typeof g === "number" && !(Number.isInteger(g) && g >= 0))
-    return `generation ${g} is not a whole number of 0 or more: not the verifier's answer`;
-  const s = p.verificationStatus ?? {};
-  const bad = STATUS_COUNTERS.filter((k) => {
-    const v = s[k];
-    return !(typeof v === "number" && Number.isInteger(v) && v >= 0);
-  });
+function notTheVerifiers(s: NonNullable<VerifierProgress["verificationStatus"]>): string | undefined {
+  const bad = STATUS_COUNTERS.filter((k) => !(Number.isInteger(s[k]) && (s[k] as number) >= 0));
   if (bad.length > 0)
     return `${bad.map((k) => `${k} ${s[k] === undefined ? "missing" : JSON.stringify(s[k])}`).join(", ")}: the verifier sends each of its six task counters as a whole number of 0 or more`;
   const parts = STATUS_COUNTERS.filter((k) => k !== "totalTasks").reduce((n, k) => n + (s[k] as number), 0);
   if (s.totalTasks !== parts)
-    return `totalTasks ${s.totalTasks} is not the sum of the other five counters (${parts}): ${(s.totalTasks as number) > parts ? "tasks of a status the verifier does not know, neither done nor passed" : "not the verifier's answer"}`;
+    return `totalTasks ${s.totalTasks} is not the sum of the other five counters (${parts}): the verifier counts every task in it, one of a status it does not know there alone, neither done nor passed`;
   return undefined;
 }
 
@@ -387,14 +382,12 @@ const DDL_EVENTS = [
  */
 export function skippedSourceDdl(p: VerifierProgress): string | undefined {
   const side: unknown = p.srcChangeStats;
-  const counts: unknown =
-    typeof side === "object" && side !== null ? (side as { eventCounts?: unknown }).eventCounts : undefined;
-  if (typeof counts !== "object" || counts === null) return undefined;
-  const seen = DDL_EVENTS.map((k) => [k, (counts as Record<string, unknown>)[k]] as const).filter(
-    ([, n]) => typeof n === "number" && n > 0,
-  );
+  const counts: unknown = isRecord(side) ? side.eventCounts : undefined;
+  if (!isRecord(counts)) return undefined;
+  // fail safe: a count other than 0 (or absent) is DDL seen, whatever its form
+  const seen = DDL_EVENTS.map((k) => [k, counts[k]] as const).filter(([, n]) => n !== undefined && n !== 0);
   if (seen.length === 0) return undefined;
-  return `the verifier skipped DDL on the source (${seen.map(([k, n]) => `${k} ${String(n)}`).join(", ")}; --ddlHandling warnMost), which it does not verify: its README says you MUST then confirm by hand that each change reached the destination`;
+  return `the verifier skipped DDL on the source (${seen.map(([k, n]) => `${k} ${JSON.stringify(n)}`).join(", ")}; --ddlHandling warnMost), which it does not verify: its README says you MUST then confirm by hand that each change reached the destination`;
 }
 
 /**
