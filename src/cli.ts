@@ -258,6 +258,14 @@ program
       .choices(["all", "none"])
       .default("all"),
   )
+  .addOption(
+    new Option(
+      "--verifier-ddl-handling <how>",
+      "the verifier's --ddlHandling: failAll (source DDL during a verification, POST /sim/ddl, makes it exit) or warnMost (create, modify, index and shard-key DDL is counted in srcChangeStats.eventCounts and skipped, not verified)",
+    )
+      .choices(["failAll", "warnMost"])
+      .default("failAll"),
+  )
   .addOption(new Option("--grace <ms>", "wall ms within which a command must reach every instance").default("2000"))
   .addOption(
     new Option(

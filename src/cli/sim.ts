@@ -27,6 +27,8 @@ export interface SimCliOptions {
   verifierNamespaces?: string;
   /** `all` or `none`: whether the simulated documents match a check's filter. */
   checkFilterMatches?: string;
+  /** `failAll` (the verifier's default: source DDL makes it exit) or `warnMost` (most are counted and skipped). */
+  verifierDdlHandling?: string;
   /** Take the fleet's shape (instances, clusters, shard counts, service version) from this runbook. */
   runbook?: string;
 }
@@ -201,6 +203,14 @@ export async function main(opts: SimCliOptions, io: SimCliIo = {}): Promise<numb
     if (opts.checkFilterMatches !== "all" && opts.checkFilterMatches !== "none")
       throw usage(`--check-filter-matches must be all or none, got "${opts.checkFilterMatches}"`);
     options.checkFilterMatches = opts.checkFilterMatches;
+  }
+  if (opts.verifierDdlHandling !== undefined) {
+    if (opts.verifierDdlHandling !== "failAll" && opts.verifierDdlHandling !== "warnMost")
+      throw usage(
+        `--verifier-ddl-handling must be failAll or warnMost, got "${opts.verifierDdlHandling}"`,
+        "the verifier's --ddlHandling: failAll (source DDL during a verification makes it exit) or warnMost (most DDL is counted and skipped).",
+      );
+    options.verifierDdlHandling = opts.verifierDdlHandling;
   }
   if (opts.data !== undefined) options.data = await parseDataArg(opts.data);
   if (opts.timeScale !== undefined) options.timeScale = parseTimeScale(opts.timeScale, { frozen: true });

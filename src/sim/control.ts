@@ -9,7 +9,13 @@
  *   GET    /sim/counts               requests per instance and endpoint (`METHOD /path`); DELETE resets
  *   GET    /sim/writes               {"writes": {"enabled", "ratePerSecond"}}: the switch, read (a stopWrites `check`)
  *   POST   /sim/writes               {"enabled": bool, "rate": writes per second} (either or both)
- *   POST   /sim/ddl                  {} — DDL on the source (fails a verification in progress)
+ *   POST   /sim/ddl                  DDL on the source: {"type": "createIndexes" (the default) | "create" |
+ *                                   "modify" | "dropIndexes" | "shardCollection" | "reshardCollection" |
+ *                                   "refineCollectionShardKey" | "drop" | "rename" | "dropDatabase",
+ *                                   "count": n (default 1)}; read by a verification in progress, it
+ *                                   makes the verifier exit (--ddlHandling failAll) or, under
+ *                                   warnMost, is counted in srcChangeStats.eventCounts and skipped
+ *                                   (drop, rename, dropDatabase: exit either way)
  *   GET    /sim/clock                {"simSeconds", "timeScale"}
  *   POST   /sim/clock                {"timeScale": x} and/or {"advance": simulated seconds}
  *   GET    /sim/faults               the faults in force
@@ -23,7 +29,9 @@
  *                                   when its first check arrives) or false (that check resumes it);
  *                                   {"newMetadata": true}: an empty metadata database;
  *                                   {"namespaces": "none"}: started without --verifyAll or
- *                                   --srcNamespace ("all": with --verifyAll; default: as before)
+ *                                   --srcNamespace ("all": with --verifyAll; default: as before);
+ *                                   {"ddlHandling": "failAll" | "warnMost"}: its --ddlHandling
+ *                                   (default: as before)
  */
 import { errorReply, type Reply } from "./replies.js";
 import type { SimWorld } from "./world.js";
@@ -113,9 +121,9 @@ async function route(world: SimWorld, method: string, path: string, text: string
     if (method !== "POST") return notAllowed("POST");
     const o = parseObject(text, true);
     if (isReply(o)) return o;
-    const extra = unknownKeys(o, []);
+    const extra = unknownKeys(o, ["type", "count"]);
     if (extra) return bad(extra);
-    return ok(world.ddl());
+    return ok(world.ddl(o));
   }
   if (path === "/sim/clock") {
     if (method === "GET") return ok({ simSeconds: world.clock.now(), timeScale: world.clock.timeScale });
@@ -160,15 +168,18 @@ async function route(world: SimWorld, method: string, path: string, text: string
     if (method !== "POST") return notAllowed("POST");
     const o = parseObject(text, true);
     if (isReply(o)) return o;
-    const extra = unknownKeys(o, ["clean", "newMetadata", "namespaces"]);
+    const extra = unknownKeys(o, ["clean", "newMetadata", "namespaces", "ddlHandling"]);
     if (extra) return bad(extra);
     if (o.clean !== undefined && typeof o.clean !== "boolean") return bad('"clean" must be true or false');
     if (o.newMetadata !== undefined && typeof o.newMetadata !== "boolean")
       return bad('"newMetadata" must be true or false');
     if (o.namespaces !== undefined && o.namespaces !== "all" && o.namespaces !== "none")
       return bad('"namespaces" must be "all" or "none"');
+    if (o.ddlHandling !== undefined && o.ddlHandling !== "failAll" && o.ddlHandling !== "warnMost")
+      return bad('"ddlHandling" must be "failAll" or "warnMost"');
     await world.verifierHost.restart({
       ...(o.namespaces !== undefined ? { namespaces: o.namespaces } : {}),
+      ...(o.ddlHandling !== undefined ? { ddlHandling: o.ddlHandling } : {}),
       ...(o.clean === false ? { clean: false } : {}),
       ...(o.newMetadata === true ? { newMetadata: true } : {}),
     });

@@ -17,9 +17,12 @@ import { parseBytes } from "./units.js";
 import {
   DEFAULT_DATA_SET,
   LATEST_VERIFIER_RELEASE,
+  VERIFIER_DDL_HANDLINGS,
   VERIFIER_NAMESPACES,
   VERIFIER_RELEASES,
   type DataSet,
+  type SourceDdlType,
+  type VerifierDdlHandling,
   type VerifierNamespaces,
   type VerifierRelease,
 } from "./verifier.js";
@@ -40,8 +43,17 @@ export type {
   DataSet,
   VerifierRelease,
   VerifierNamespaces,
+  VerifierDdlHandling,
+  SourceDdlType,
 } from "./verifier.js";
-export { DEFAULT_DATA_SET, VERIFIER_RELEASES, VERIFIER_NAMESPACES } from "./verifier.js";
+export {
+  DEFAULT_DATA_SET,
+  VERIFIER_RELEASES,
+  VERIFIER_NAMESPACES,
+  VERIFIER_DDL_HANDLINGS,
+  SOURCE_DDL_TYPES,
+  WARN_MOST_DDL,
+} from "./verifier.js";
 export type { FleetError } from "./coordinator.js";
 export { parseBytes, parseSeconds } from "./units.js";
 
@@ -104,6 +116,16 @@ export interface SimulatorOptions {
    * totalDocs); the collections' metadata is still verified.
    */
   checkFilterMatches?: "all" | "none";
+  /**
+   * The verifier process's `--ddlHandling` (default `failAll`, the verifier's own default). Under
+   * `failAll` a DDL event on the source during a verification (`control.ddl`) makes the verifier
+   * process exit; under `warnMost` create, modify, createIndexes, dropIndexes, shardCollection,
+   * reshardCollection and refineCollectionShardKey are counted in `srcChangeStats.eventCounts` and
+   * skipped (not verified), while drop, rename and dropDatabase still make it exit
+   * (migration-verifier v0.2.1 change_stream.go lines 218-232). A restart keeps it unless
+   * `restartVerifier({ ddlHandling })` says otherwise.
+   */
+  verifierDdlHandling?: VerifierDdlHandling;
 }
 
 export interface SimulatorInstance {
@@ -119,7 +141,12 @@ export interface SimControl {
   counts(): RequestCounts;
   resetCounts(): void;
   setWrites(w: { enabled?: boolean; rate?: number }): { enabled: boolean; ratePerSecond: number };
-  ddl(): { duringVerification: boolean };
+  /**
+   * DDL on the source: `count` events of `type` (default one `createIndexes`). `duringVerification`:
+   * the verifier's change reader read them (a check's setup until the writes-off timestamp); what
+   * it did then depends on `verifierDdlHandling`.
+   */
+  ddl(opts?: { type?: SourceDdlType; count?: number }): { duringVerification: boolean };
   /** Simulated seconds since the simulator started. */
   now(): number;
   setTimeScale(x: number): void;
@@ -136,7 +163,12 @@ export interface SimControl {
    * A new verifier process (after it exited, or to start over) on the old one's metadata: with
    * `--clean` (the default) its first check drops it, `clean: false` resumes it; `newMetadata`: none.
    */
-  restartVerifier(opts?: { clean?: boolean; newMetadata?: boolean; namespaces?: VerifierNamespaces }): Promise<void>;
+  restartVerifier(opts?: {
+    clean?: boolean;
+    newMetadata?: boolean;
+    namespaces?: VerifierNamespaces;
+    ddlHandling?: VerifierDdlHandling;
+  }): Promise<void>;
 }
 
 export interface Simulator {
@@ -213,6 +245,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const checkFilterMatches = options.checkFilterMatches ?? "all";
   if (checkFilterMatches !== "all" && checkFilterMatches !== "none")
     throw new RangeError(`checkFilterMatches must be all or none, got "${String(checkFilterMatches)}"`);
+  const verifierDdlHandling = options.verifierDdlHandling ?? "failAll";
+  if (!VERIFIER_DDL_HANDLINGS.includes(verifierDdlHandling))
+    throw new RangeError(
+      `verifierDdlHandling must be one of ${VERIFIER_DDL_HANDLINGS.join(", ")}, got "${String(verifierDdlHandling)}"`,
+    );
   const writeRate = options.writes?.rate ?? 1000;
   if (!Number.isFinite(writeRate) || writeRate < 0) throw new RangeError("writes.rate must be ≥ 0");
 
@@ -232,6 +269,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     verifierRelease,
     verifierNamespaces,
     checkFilterMatches,
+    verifierDdlHandling,
   });
   const maxBody = options.maxBodyBytes ?? 2 ** 20;
   const servers = Array.from({ length: n }, (_, i) => new TargetServer(world, i, host, maxBody));
@@ -266,7 +304,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     counts: () => world.counts(),
     resetCounts: () => world.resetCounts(),
     setWrites: (w) => world.setWrites(w),
-    ddl: () => world.ddl(),
+    ddl: (o = {}) => world.ddl(o),
     now: () => world.clock.now(),
     setTimeScale: (x) => world.setTimeScale(x),
     advance: (s) => world.advance(s),

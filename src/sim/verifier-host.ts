@@ -7,7 +7,13 @@
 import type { SimClock } from "./clock.js";
 import type { FaultBook } from "./fault-book.js";
 import { BAD, DROP, goType, isObject, ok, parseBody, verifierError, type Reply } from "./replies.js";
-import { LATEST_VERIFIER_RELEASE, Verifier, specialCollections, type VerifierNamespaces } from "./verifier.js";
+import {
+  LATEST_VERIFIER_RELEASE,
+  Verifier,
+  specialCollections,
+  type VerifierDdlHandling,
+  type VerifierNamespaces,
+} from "./verifier.js";
 import type { WorldConfig } from "./world.js";
 
 /** What the host reads of the world. */
@@ -37,7 +43,15 @@ export class VerifierHost {
 
   constructor(private readonly world: VerifierWorld) {
     const c = world.config;
-    this.verifier = new Verifier(c.model, c.totalBytes, c.dataSet, undefined, false, c.verifierNamespaces);
+    this.verifier = new Verifier(
+      c.model,
+      c.totalBytes,
+      c.dataSet,
+      undefined,
+      false,
+      c.verifierNamespaces,
+      c.verifierDdlHandling,
+    );
   }
 
   /** The verifier process exits: its listener closes and its connections are cut. */
@@ -48,15 +62,34 @@ export class VerifierHost {
   }
 
   /**
+   * The verifier process exits while a control request is being answered (`POST /sim/ddl` under
+   * failAll): as `exit`, but a request in flight on its port (that one, which may have come in on
+   * the verifier's port) is answered before its connection is cut.
+   */
+  exitAnswering(reason: string): void {
+    if (this.verifier.exited !== null) return;
+    this.verifier.exited = reason;
+    void this.setRunning(false, Promise.resolve()).catch(() => {});
+  }
+
+  /**
    * POST /sim/verifier/restart: a new verifier process on the old one's metadata database. With
    * `clean` (the default, `--clean`) it answers as one without it (idle, generation 0, the
    * persisted counters; facts: `--clean` drops the metadata only when the first check arrives)
    * and its first check starts afresh; with `clean: false` that check resumes the persisted
    * verification. With `newMetadata` it starts on an empty metadata database: no task at all.
    * `namespaces`: the new process's `--verifyAll` (`all`) or neither it nor `--srcNamespace`
-   * (`none`); by default the old process's.
+   * (`none`); by default the old process's. `ddlHandling`: the new process's `--ddlHandling`
+   * (`failAll` or `warnMost`); by default the old process's.
    */
-  async restart(opts: { clean?: boolean; newMetadata?: boolean; namespaces?: VerifierNamespaces } = {}): Promise<void> {
+  async restart(
+    opts: {
+      clean?: boolean;
+      newMetadata?: boolean;
+      namespaces?: VerifierNamespaces;
+      ddlHandling?: VerifierDdlHandling;
+    } = {},
+  ): Promise<void> {
     this.world.syncAll();
     const old = this.verifier;
     const held = opts.newMetadata === true ? undefined : old.persisted();
@@ -67,6 +100,7 @@ export class VerifierHost {
       held,
       opts.clean !== false,
       opts.namespaces ?? old.namespaces,
+      opts.ddlHandling ?? old.ddlHandling,
     );
     this.verifier.t = this.world.clock.now();
     if (old.exited === null) {

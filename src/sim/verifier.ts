@@ -33,7 +33,7 @@
  *   instance is COMMITTED (the service keeps unique indexes non-unique, TTL at their largest
  *   value and hidden indexes visible before commit): metadataMismatchTasks, re-verified in the
  *   next generation;
- * - lost writes, fleet errors and DDL during verification fail tasks in every generation.
+ * - lost writes and fleet errors fail tasks in every generation.
  *
  * Restarts (facts: the verifier keeps its state in its metadata database; `--clean` drops it only
  * when the first check arrives): `persisted()` is what a process leaves behind, and a process built
@@ -62,6 +62,26 @@
  * collection's metadata, and its document tasks find no document on either side: they complete
  * having compared 0 documents (docsCompared 0 of totalDocs, the collections' unfiltered estimated
  * count).
+ *
+ * DDL on the source during verification (`ddl`: an event the source's change reader reads, from a
+ * check's setup until the writes-off timestamp), as migration-verifier v0.2.1 handles it
+ * (internal/verifier/change_stream.go lines 218-232, change_reader.go `allowedSrcDDLOpTypes`; the
+ * same from v0.2.0). Its change reader knows insert, update, replace and delete; any other event:
+ * - under `--ddlHandling failAll` (the default, `ddlHandling: "failAll"`) is an `UnknownEventError`:
+ *   the verifier process exits (README: "Under `failAll` any DDL change events will crash the
+ *   verifier"), so its progress is never answered again; a DDL event read during the setup makes it
+ *   exit at the setup's end, when its change reader starts;
+ * - under `--ddlHandling warnMost` is warned of and counted when it is one of create, modify,
+ *   createIndexes, dropIndexes, shardCollection, reshardCollection, refineCollectionShardKey
+ *   (README: "skip most DDL events. (In this case you **MUST** manually confirm that the change is
+ *   replicated to the destination.)"): no task verifies it, no task fails for it, and
+ *   `srcChangeStats.eventCounts.<type>` grows by it (api/change_event_counts.go). drop, rename and
+ *   dropDatabase still make it exit ("Drop and rename changes still trigger a crash under
+ *   `warnMost`").
+ * The counts are the change reader's `cumulativeEventCounts` ("all change events seen since the
+ * verifier first started … persisted alongside the resume token so it survives restarts"): a
+ * verification resumed without `--clean` goes on from them, a fresh one (`--clean`, new metadata)
+ * counts from 0. DDL before a check or after the writes-off timestamp is not read (`ddl` says so).
  */
 import type { ModelParams } from "./model.js";
 
@@ -73,6 +93,40 @@ export type VerifierPhase = "idle" | "check" | "recheck";
  */
 export const VERIFIER_NAMESPACES = ["all", "none"] as const;
 export type VerifierNamespaces = (typeof VERIFIER_NAMESPACES)[number];
+
+/**
+ * The verifier process's `--ddlHandling` (migration-verifier v0.2.1 README): `failAll` (its default:
+ * any DDL event on the source makes it exit) or `warnMost` (most are warned of, counted and skipped).
+ */
+export const VERIFIER_DDL_HANDLINGS = ["failAll", "warnMost"] as const;
+export type VerifierDdlHandling = (typeof VERIFIER_DDL_HANDLINGS)[number];
+
+/**
+ * The source DDL events `warnMost` skips and counts (change_reader.go `allowedSrcDDLOpTypes`; the
+ * keys of `eventCounts`, api/change_event_counts.go).
+ */
+export const WARN_MOST_DDL = [
+  "create",
+  "modify",
+  "createIndexes",
+  "dropIndexes",
+  "shardCollection",
+  "reshardCollection",
+  "refineCollectionShardKey",
+] as const;
+/** The source DDL events the simulator can put on the source: those, and three that crash either way. */
+export const SOURCE_DDL_TYPES = [...WARN_MOST_DDL, "drop", "rename", "dropDatabase"] as const;
+export type SourceDdlType = (typeof SOURCE_DDL_TYPES)[number];
+type DdlCounts = Record<(typeof WARN_MOST_DDL)[number], number>;
+const noDdl = (): DdlCounts => ({
+  create: 0,
+  modify: 0,
+  createIndexes: 0,
+  dropIndexes: 0,
+  shardCollection: 0,
+  reshardCollection: 0,
+  refineCollectionShardKey: 0,
+});
 
 /**
  * The verifier releases the simulator emulates: v0.2.1 (the one a cutover should use), and v0.2.0
@@ -174,6 +228,8 @@ export interface PersistedVerification {
   srcEventsBase: number;
   issuesCounted: number;
   ddlDuring: number;
+  /** The source DDL events counted (warnMost), persisted with the change reader's resume token. */
+  srcDdl: DdlCounts;
 }
 
 export interface Generation {
@@ -182,7 +238,6 @@ export interface Generation {
   partitions: number;
   rechecks: number;
   failing: number;
-  ddl: number;
   completed: number;
   failed: number;
   mismatch: number;
@@ -202,7 +257,6 @@ const emptyGen = (): Generation => ({
   partitions: 0,
   rechecks: 0,
   failing: 0,
-  ddl: 0,
   completed: 0,
   failed: 0,
   mismatch: 0,
@@ -228,7 +282,12 @@ export class Verifier {
   generation = 0;
   lastGeneration = false;
   checks = 0;
+  /** Source DDL events its change reader read (whatever it then did with them). */
   ddlDuring = 0;
+  /** The source DDL events counted and skipped under warnMost (`srcChangeStats.eventCounts`). */
+  #srcDdl: DdlCounts = noDdl();
+  /** A DDL event read during the setup under failAll: the process exits when its change reader starts. */
+  #ddlExit: string | undefined;
   /** Set by a verifier-error fault: the verifier stops and reports it. */
   error: string | null = null;
   #g: Generation = emptyGen();
@@ -278,6 +337,8 @@ export class Verifier {
     readonly startClean = false,
     /** Started with `--verifyAll` (or namespaces): `all`; with neither flag: `none` (no task in generation 0). */
     readonly namespaces: VerifierNamespaces = "all",
+    /** `--ddlHandling`: `failAll` (any source DDL makes it exit) or `warnMost` (most are counted and skipped). */
+    readonly ddlHandling: VerifierDdlHandling = "failAll",
   ) {
     this.#partitionsTotal = Math.max(1, Math.ceil(totalBytes / params.verifyBytesPerTask));
     this.#special = specialCollections(dataSet);
@@ -304,6 +365,7 @@ export class Verifier {
       srcEventsBase: this.#srcEventsBase,
       issuesCounted: this.#issuesCounted,
       ddlDuring: this.ddlDuring,
+      srcDdl: { ...this.#srcDdl },
     };
   }
 
@@ -341,12 +403,30 @@ export class Verifier {
     return this.#setupAfterFinish ? "restart" : "start";
   }
 
-  /** DDL on the source. Returns true when it happened during verification. */
-  ddl(): boolean {
-    if (this.status !== "running" && this.status !== "setup") return false;
-    this.ddlDuring++;
-    this.#g.ddl++;
-    return true;
+  /**
+   * `count` DDL events of `type` on the source. `duringVerification`: the change reader reads them
+   * (from a check's setup until the writes-off timestamp). `exit`: the reason the process exits now
+   * (failAll, or a drop/rename under warnMost, read while running; read during the setup, it exits
+   * at the setup's end).
+   */
+  ddl(type: SourceDdlType = "createIndexes", count = 1): { duringVerification: boolean; exit?: string } {
+    if ((this.status !== "running" && this.status !== "setup") || this.finalTs) return { duringVerification: false };
+    this.ddlDuring += count;
+    const skippable = (WARN_MOST_DDL as readonly string[]).includes(type);
+    if (this.ddlHandling === "warnMost" && skippable) {
+      // "Source in warnMost mode: warn and fall through to count it."
+      this.#srcDdl[type as keyof DdlCounts] += count;
+      return { duringVerification: true };
+    }
+    // change_stream.go `UnknownEventError.Error()`
+    const exit =
+      `received event with unknown optype: {"operationType": "${type}"}` +
+      (skippable ? "; to skip this event, run the verifier with `ddlHandling` set to `warnMost`" : "");
+    if (this.status === "setup") {
+      this.#ddlExit ??= exit;
+      return { duringVerification: true };
+    }
+    return { duringVerification: true, exit };
   }
 
   /**
@@ -381,6 +461,9 @@ export class Verifier {
         this.#srcEventsBase = r.srcEventsBase;
         this.#issuesCounted = r.issuesCounted;
         this.ddlDuring += r.ddlDuring;
+        // the change reader's counts, loaded with its resume token (change_reader.go `loadResumeToken`)
+        // (and the events read during this setup on top)
+        for (const k of WARN_MOST_DDL) this.#srcDdl[k] += r.srcDdl[k];
       } else {
         this.generation = 0;
         this.#issuesCounted = inputs.issues(this.t);
@@ -396,11 +479,12 @@ export class Verifier {
               namespaces: this.dataSet.collections,
             };
         this.#g.failing = none ? 0 : this.#issuesCounted;
-        this.#g.ddl = none ? 0 : this.ddlDuring;
         this.#srcEvents = inputs.sourceWrites(this.t);
         this.#srcEventsBase = this.#srcEvents;
       }
       this.atSetupEnd = this.progress();
+      // a DDL event read during the setup, under failAll: the change reader fails as it starts
+      if (this.#ddlExit !== undefined) return this.#ddlExit;
     }
     if (this.status !== "running" || this.error !== null) {
       this.t = t;
@@ -436,7 +520,7 @@ export class Verifier {
 
   #pending(): number {
     const g = this.#g;
-    return g.coll + g.special + g.partitions + g.rechecks + g.failing + g.ddl * 2;
+    return g.coll + g.special + g.partitions + g.rechecks + g.failing;
   }
 
   /** Spends the work budget at time x (the end of a slice). */
@@ -470,18 +554,11 @@ export class Verifier {
         if (this.generation === 0) g.partitions += this.#partitionsFor();
         continue;
       }
-      if (g.failing > 0 || g.ddl > 0) {
+      if (g.failing > 0) {
         if (this.#budget < small) return undefined;
         this.#budget -= small;
-        if (g.failing > 0) {
-          g.failing--;
-          g.failed++;
-        } else {
-          // the DDL'd collection's metadata no longer matches and its documents cannot be compared
-          g.ddl--;
-          g.mismatch++;
-          g.failed++;
-        }
+        g.failing--;
+        g.failed++;
         continue;
       }
       const isPartition = g.partitions > 0;
@@ -535,8 +612,8 @@ export class Verifier {
       return true;
     }
     const queued = Math.floor(this.#docsAcc / per);
-    // what differs is rechecked in every generation: metadata, missing documents, lost writes, DDL
-    const recurring = this.#carry.special + this.#carry.rechecks + this.#issuesCounted + this.ddlDuring;
+    // what differs is rechecked in every generation: metadata, missing documents, lost writes
+    const recurring = this.#carry.special + this.#carry.rechecks + this.#issuesCounted;
     if (queued + recurring > 0) {
       this.#next(queued);
       return true;
@@ -560,7 +637,6 @@ export class Verifier {
       special: this.#carry.special,
       rechecks: recheckTasks,
       failing: this.#issuesCounted,
-      ddl: this.ddlDuring,
       toRecheck,
       // the simulated writes touch every collection: documents to recheck are in every namespace;
       // otherwise only the collections whose metadata is checked again have tasks
@@ -596,22 +672,18 @@ export class Verifier {
     // "absent during generation 0 itself" (api.go, v0.1.10 and later)
     const gen0 =
       !before && this.generation > 0 && this.#generation0Stats ? { gen0Stats: { ...this.#generation0Stats } } : {};
-    const change = (): ChangeStats => ({
+    // the source's change reader counts the source's writes and the DDL it skipped (warnMost); the
+    // destination's reader is shown with none
+    const change = (src: boolean): ChangeStats => ({
       eventsPerSecond: this.readers ? 0 : null,
       lagSecs: this.readers ? 0 : null,
       bufferSaturation: 0,
       eventCounts: {
-        insert: this.readers ? Math.round(this.#srcEvents - this.#srcEventsBase) : 0,
+        insert: src && this.readers ? Math.round(this.#srcEvents - this.#srcEventsBase) : 0,
         update: 0,
         replace: 0,
         delete: 0,
-        create: 0,
-        modify: 0,
-        createIndexes: 0,
-        dropIndexes: 0,
-        shardCollection: 0,
-        reshardCollection: 0,
-        refineCollectionShardKey: 0,
+        ...(src && this.readers ? { ...this.#srcDdl } : noDdl()),
       },
     });
     const ts =
@@ -627,8 +699,8 @@ export class Verifier {
       verificationStatus: status,
       srcLastRecheckedTS: ts,
       dstLastRecheckedTS: ts,
-      srcChangeStats: change(),
-      dstChangeStats: { ...change(), eventCounts: { ...change().eventCounts, insert: 0 } },
+      srcChangeStats: change(true),
+      dstChangeStats: change(false),
       docsComparedPerSecond: running ? this.params.verifyBytesPerSecond / this.params.averageDocumentBytes : 0,
       srcBytesComparedPerSecond: running ? this.params.verifyBytesPerSecond : 0,
       totalRechecksDone: Math.round(this.#rechecksDone),

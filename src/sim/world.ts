@@ -14,7 +14,15 @@ import { progressBody, type ProgressBody } from "./progress-body.js";
 import { BAD, DROP, errorReply, isEmptyObject, ok, parseBody, type Reply } from "./replies.js";
 import { SourceTimeline } from "./source.js";
 import type { ClusterSetting, StartRequest, StartValidator } from "./validate-start.js";
-import type { DataSet, VerifierInputs, VerifierNamespaces, VerifierRelease } from "./verifier.js";
+import { SOURCE_DDL_TYPES } from "./verifier.js";
+import type {
+  DataSet,
+  SourceDdlType,
+  VerifierDdlHandling,
+  VerifierInputs,
+  VerifierNamespaces,
+  VerifierRelease,
+} from "./verifier.js";
 import { VerifierHost } from "./verifier-host.js";
 import { BEHAVIOUR_SINCE, LIVE_UPGRADE_TO, PROGRESS_SINCE, atLeast, liveUpgradeTarget } from "./versions.js";
 
@@ -41,6 +49,8 @@ export interface WorldConfig {
   verifierNamespaces: VerifierNamespaces;
   /** Whether the simulated documents match a check's filter (one with a condition): `all` or `none`. */
   checkFilterMatches: "all" | "none";
+  /** The verifier process's `--ddlHandling`: `failAll` (source DDL makes it exit) or `warnMost` (counted, skipped). */
+  verifierDdlHandling: VerifierDdlHandling;
 }
 
 export interface InstanceSnapshot {
@@ -89,6 +99,8 @@ export interface SimState {
     namespaces: VerifierNamespaces;
     /** The current check's filter matches no simulated document (`checkFilterMatches: "none"`). */
     filterMatchesNothing: boolean;
+    /** Its `--ddlHandling`: `failAll` (source DDL makes it exit) or `warnMost` (counted in eventCounts, skipped). */
+    ddlHandling: VerifierDdlHandling;
     /** A check of this process resumed the earlier verification (started without --clean). */
     resumed: boolean;
     phase: string;
@@ -322,10 +334,24 @@ export class SimWorld {
     return { enabled: this.#writes.enabled, ratePerSecond: this.#writes.rate };
   }
 
-  ddl(): { duringVerification: boolean } {
+  /**
+   * `count` DDL events of `type` on the source (default one createIndexes). The verifier's change
+   * reader reads them during a verification: under failAll it exits (verifier.ts).
+   */
+  ddl(o: { type?: unknown; count?: unknown } = {}): { duringVerification: boolean } {
+    const type = o.type ?? "createIndexes";
+    if (typeof type !== "string" || !(SOURCE_DDL_TYPES as readonly string[]).includes(type))
+      throw new TypeError(`type must be one of ${SOURCE_DDL_TYPES.join(", ")}`);
+    const count = o.count ?? 1;
+    if (typeof count !== "number" || !Number.isInteger(count) || count < 1 || count > 1_000_000)
+      throw new TypeError("count must be an integer from 1 to 1000000");
     this.syncAll();
-    this.#ddl++;
-    return { duringVerification: this.verifierHost.verifier.ddl() };
+    this.#ddl += count;
+    const host = this.verifierHost;
+    const seen =
+      host.verifier.exited === null ? host.verifier.ddl(type as SourceDdlType, count) : { duringVerification: false };
+    if (seen.exit !== undefined) host.exitAnswering(seen.exit);
+    return { duringVerification: seen.duringVerification };
   }
 
   setTimeScale(x: number): void {
@@ -595,6 +621,7 @@ export class SimWorld {
         clean: v.startClean,
         namespaces: v.namespaces,
         filterMatchesNothing: v.filterMatchesNothing,
+        ddlHandling: v.ddlHandling,
         resumed: v.resumed,
         phase: v.phase,
         running: v.status === "running" || v.status === "setup",

@@ -164,7 +164,7 @@ steps:
 
   // migration-verifier v0.2.1 check.go `CreateInitialTasksIfNeeded`: without --verifyAll or
   // --srcNamespace, "if len(verifier.srcNamespaces) == 0 { return nil }" (src/sim/README.md)
-  it("--verifier-namespaces none and --check-filter-matches none start the verifier so", async () => {
+  it("--verifier-namespaces none, --check-filter-matches none and --verifier-ddl-handling warnMost start the verifier so", async () => {
     const { lines, exit } = await startCli([
       "--port",
       "0",
@@ -174,10 +174,12 @@ steps:
       "none",
       "--check-filter-matches",
       "none",
+      "--verifier-ddl-handling",
+      "warnMost",
     ]);
     const url = lines[1]!.split(" ")[2]!;
     const state = (await call(`${url}/sim/state`)).json.state;
-    expect(state.verifier).toMatchObject({ namespaces: "none", filterMatchesNothing: false });
+    expect(state.verifier).toMatchObject({ namespaces: "none", filterMatchesNothing: false, ddlHandling: "warnMost" });
     child!.kill("SIGTERM");
     expect(await exit).toBe(0);
   });
@@ -193,6 +195,7 @@ steps:
       "--data-set",
       "--verifier-namespaces",
       "--check-filter-matches",
+      "--verifier-ddl-handling",
       "drop-after-effect",
       "late-effect",
       "identity-change",

@@ -330,8 +330,10 @@ describe("verifier: check and writesOff", () => {
     expect((await runToIdle(sim)).failedTasks).toBeGreaterThan(0);
   });
 
-  // "The verifier does not support DDL operations, so no DDL may run on the source while verification is in progress."
-  it("DDL during verification fails it; DDL outside verification does not", async () => {
+  // "The verifier does not support DDL operations, so no DDL may run on the source while verification
+  // is in progress." migration-verifier v0.2.1 change_stream.go lines 218-232: under the default
+  // `--ddlHandling failAll` a DDL event is an UnknownEventError, and the verifier exits
+  it("DDL during verification makes the verifier exit (failAll); DDL outside verification does not", async () => {
     sim = await frozen();
     await toCea(sim);
     expect((await call(`${sim.instances[0]!.url}/sim/ddl`, "POST", {})).json).toEqual({
@@ -339,17 +341,15 @@ describe("verifier: check and writesOff", () => {
       duringVerification: false,
     });
     await checkAndSetUp(sim);
+    expect(sim.control.state().verifier).toMatchObject({ ddlHandling: "failAll", exited: null });
     expect((await call(`${sim.instances[0]!.url}/sim/ddl`, "POST", {})).json).toEqual({
       success: true,
       duringVerification: true,
     });
-    sim.control.setWrites({ enabled: false });
-    await post(sim, 0, "commit");
-    sim.control.advance(5);
-    await writesOff(sim);
-    const s = await runToIdle(sim);
-    expect(s.failedTasks).toBeGreaterThan(0);
-    expect(s.metadataMismatchTasks).toBeGreaterThan(0);
+    expect(sim.control.state().verifier.exited).toBe(
+      'received event with unknown optype: {"operationType": "createIndexes"}; to skip this event, run the verifier with `ddlHandling` set to `warnMost`',
+    );
+    await refused(verifierProgress(sim));
   });
 
   it("a fleet error (a pause that reached part of the fleet) fails the verification", async () => {
@@ -1076,5 +1076,130 @@ describe("verifier: a check filter that matches no document (checkFilterMatches:
       expect(p.gen0Stats).toMatchObject({ docsCompared: 2 ** 20, totalNamespaces: 12 });
       await sim.close();
     }
+  });
+});
+
+// migration-verifier v0.2.1 internal/verifier/change_stream.go lines 218-232 and change_reader.go
+// `allowedSrcDDLOpTypes`: under `--ddlHandling warnMost` a source DDL event of those types is warned of
+// and counted (api/change_event_counts.go, `cumulativeEventCounts` "persisted alongside the resume
+// token"), not verified; drop and rename still crash it; under failAll any DDL crashes it.
+describe("verifier: DDL on the source (verifierDdlHandling)", () => {
+  const DDL0 = {
+    create: 0,
+    modify: 0,
+    createIndexes: 0,
+    dropIndexes: 0,
+    shardCollection: 0,
+    reshardCollection: 0,
+    refineCollectionShardKey: 0,
+  };
+  const ddl = (s: Simulator, body: unknown) => call(`${s.verifierUrl}/sim/ddl`, "POST", body);
+  const restart = (s: Simulator, body: unknown) => call(`${s.verifierUrl}/sim/verifier/restart`, "POST", body);
+
+  it("warnMost: counted in srcChangeStats.eventCounts, not in dstChangeStats, no task fails; writesOff finishes it", async () => {
+    sim = await frozen({ verifierDdlHandling: "warnMost" });
+    await toCea(sim);
+    // before a check: not read, not counted
+    expect((await ddl(sim, { type: "create" })).json).toEqual({ success: true, duringVerification: false });
+    await checkAndSetUp(sim);
+    expect((await ddl(sim, { type: "createIndexes", count: 2 })).json).toEqual({
+      success: true,
+      duringVerification: true,
+    });
+    expect((await ddl(sim, { type: "refineCollectionShardKey" })).json).toEqual({
+      success: true,
+      duringVerification: true,
+    });
+    sim.control.advance(2);
+    let p = await verifierProgress(sim);
+    expect(p.srcChangeStats.eventCounts).toMatchObject({ ...DDL0, createIndexes: 2, refineCollectionShardKey: 1 });
+    expect(p.dstChangeStats.eventCounts).toMatchObject(DDL0);
+    expect(Object.keys(p.srcChangeStats.eventCounts)).toEqual([
+      "insert",
+      "update",
+      "replace",
+      "delete",
+      ...Object.keys(DDL0),
+    ]);
+    sim.control.setWrites({ enabled: false });
+    await broadcast(sim, "commit");
+    sim.control.advance(5);
+    await writesOff(sim);
+    const end = await runToIdle(sim);
+    expect(end.failedTasks).toBe(0);
+    expect(end.metadataMismatchTasks).toBe(0);
+    p = await verifierProgress(sim);
+    expect(p.srcChangeStats.eventCounts).toMatchObject({ createIndexes: 2, refineCollectionShardKey: 1 });
+    // after the writes-off timestamp the change reader reads no more
+    expect((await ddl(sim, { type: "modify" })).json).toEqual({ success: true, duringVerification: false });
+    expect(sim.control.state().verifier).toMatchObject({
+      ddlHandling: "warnMost",
+      ddlDuringVerification: 3,
+      exited: null,
+    });
+  });
+
+  it("warnMost: drop and rename still make it exit", async () => {
+    for (const type of ["drop", "rename", "dropDatabase"]) {
+      sim = await frozen({ verifierDdlHandling: "warnMost" });
+      await toCea(sim);
+      await checkAndSetUp(sim);
+      expect((await ddl(sim, { type })).json).toEqual({ success: true, duringVerification: true });
+      expect(sim.control.state().verifier.exited).toBe(
+        `received event with unknown optype: {"operationType": "${type}"}`,
+      );
+      await refused(verifierProgress(sim));
+      await sim.close();
+    }
+  });
+
+  it("failAll: DDL read during the check's setup makes it exit at the setup's end", async () => {
+    sim = await frozen();
+    await toCea(sim);
+    expect((await check(sim)).json).toEqual({ success: true });
+    expect(sim.control.ddl({ type: "modify" })).toEqual({ duringVerification: true });
+    expect(sim.control.state().verifier.exited).toBeNull();
+    sim.control.advance(1);
+    expect(sim.control.state().verifier.exited).toMatch(
+      /^received event with unknown optype: \{"operationType": "modify"\}; to skip/,
+    );
+    await refused(verifierProgress(sim));
+  });
+
+  it("the counts survive a restart that resumes (clean: false), and start from 0 after --clean; the handling is kept unless told", async () => {
+    sim = await frozen({ verifierDdlHandling: "warnMost" });
+    await toCea(sim);
+    await checkAndSetUp(sim);
+    sim.control.ddl({ type: "dropIndexes", count: 3 });
+    sim.control.advance(2);
+    expect((await verifierProgress(sim)).srcChangeStats.eventCounts.dropIndexes).toBe(3);
+    expect((await restart(sim, { clean: false })).json).toEqual({ success: true });
+    expect(sim.control.state().verifier).toMatchObject({ ddlHandling: "warnMost" });
+    // before its check a new process shows none
+    expect((await verifierProgress(sim)).srcChangeStats.eventCounts.dropIndexes).toBe(0);
+    await checkAndSetUp(sim);
+    sim.control.ddl({ type: "dropIndexes" });
+    sim.control.advance(2);
+    expect(sim.control.state().verifier).toMatchObject({ resumed: true });
+    expect((await verifierProgress(sim)).srcChangeStats.eventCounts.dropIndexes).toBe(4);
+    expect((await restart(sim, { clean: true, ddlHandling: "sometimes" })).status).toBe(400);
+    expect((await restart(sim, { clean: true })).json).toEqual({ success: true });
+    await checkAndSetUp(sim);
+    sim.control.advance(2);
+    expect(sim.control.state().verifier).toMatchObject({ resumed: false, ddlHandling: "warnMost" });
+    expect((await verifierProgress(sim)).srcChangeStats.eventCounts).toMatchObject(DDL0);
+    expect((await restart(sim, { ddlHandling: "failAll" })).json).toEqual({ success: true });
+    expect(sim.control.state().verifier).toMatchObject({ ddlHandling: "failAll" });
+  });
+
+  it("the option and the control body are checked", async () => {
+    await expect(frozen({ verifierDdlHandling: "sometimes" as "warnMost" })).rejects.toThrow(
+      /verifierDdlHandling must be one of failAll, warnMost/,
+    );
+    sim = await frozen();
+    expect((await ddl(sim, { type: "truncate" })).status).toBe(400);
+    expect((await ddl(sim, { count: 0 })).status).toBe(400);
+    expect((await ddl(sim, { count: 1, why: "x" })).status).toBe(400);
+    expect(() => sim.control.ddl({ count: 1.5 })).toThrow(/count must be an integer/);
   });
 });
