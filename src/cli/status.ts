@@ -280,8 +280,11 @@ export function formatStatus(st: Status): string[] {
         lines.push(
           v.cutover.result
             ? "  this cutover's verification result (its check, its writesOff, a generation past it)"
-            : // a forced writesOff's result never becomes this cutover's: no "yet"
-              `  not this cutover's verification result${v.cutover.check && v.cutover.why !== WRITES_OFF_FORCED ? " yet (this cutover's own check runs)" : ""}: ${v.cutover.why ?? "?"}`,
+            : v.cutover.refused
+              ? // finished, and refused: no wait makes it one (a trial said "yet" after the refusal)
+                `  this cutover's verification finished, and its result is refused: ${v.cutover.why ?? "?"}`
+              : // a forced writesOff's result never becomes this cutover's: no "yet"
+                `  not this cutover's verification result${v.cutover.check && v.cutover.why !== WRITES_OFF_FORCED ? " yet (this cutover's own check runs)" : ""}: ${v.cutover.why ?? "?"}`,
         );
     }
   } else lines.push("verifier: none in the runbook");

@@ -141,7 +141,13 @@ export interface VerifierStatus {
    * Whether its answer is this cutover's running check and its verification result, judged against
    * what the journal says the run asked (src/steps/kit/earned.ts `verifierEarned`); `why` not.
    */
-  cutover?: { check: boolean; result: boolean; why?: string };
+  cutover?: {
+    check: boolean;
+    result: boolean;
+    why?: string;
+    /** A finished result this cutover refuses (compared nothing, skipped DDL, not from generation 0): no wait makes it one. */
+    refused?: true;
+  };
 }
 
 export interface JournalStatus {
@@ -525,6 +531,7 @@ export async function readStatus(
         check: e.check === undefined,
         result: e.result === undefined,
         ...(e.result !== undefined ? { why: e.result } : {}),
+        ...(e.comparedNothing || e.skippedDdl || e.notFromStart ? { refused: true as const } : {}),
       };
     }
     const canWriteFrom = canWriteInstance(rb);

@@ -316,7 +316,7 @@ function judge(ctx: StepContext, p: VerifierProgress, before: string[] | undefin
     throw new StepFailure(`not verified: ${why} (${describeVerifier(p)})`, {
       reason: "unsafe",
       beforeResume: true,
-      hint: `Nothing is verified for this cutover: the verifier's log names each DDL event it skipped. With the source's writes and DDL stopped, restart the verifier with --clean (or on a new metadata database), then \`syncbook run ${ctx.run.target} --resume\`: this step sends a new check, which compares every collection as it is now.`,
+      hint: `Nothing is verified for this cutover: the verifier's log names each DDL event it skipped. With the source's writes and DDL stopped, restart the verifier with --clean (or on a new metadata database) and without --ddlHandling warnMost (DDL during the new check then stops it rather than going unverified), then \`syncbook run ${ctx.run.target} --resume\`: this step sends a new check, which compares every collection as it is now.`,
     });
   }
   if (why === WRITES_OFF_FORCED) {

@@ -111,7 +111,7 @@ describe("a verifier that skipped DDL on the source (--ddlHandling warnMost)", (
     expect(run.all).not.toMatch(/■ run ok|· verified/);
     // the way on: the verifier's clean restart, then the --resume
     expect(run.all).toContain(
-      "Nothing is verified for this cutover: the verifier's log names each DDL event it skipped. With the source's writes and DDL stopped, restart the verifier with --clean (or on a new metadata database), then `syncbook run rb.yaml --resume`: this step sends a new check, which compares every collection as it is now.",
+      "Nothing is verified for this cutover: the verifier's log names each DDL event it skipped. With the source's writes and DDL stopped, restart the verifier with --clean (or on a new metadata database) and without --ddlHandling warnMost (DDL during the new check then stops it rather than going unverified), then `syncbook run rb.yaml --resume`: this step sends a new check, which compares every collection as it is now.",
     );
 
     const s = await status(dir);
@@ -127,6 +127,11 @@ describe("a verifier that skipped DDL on the source (--ddlHandling warnMost)", (
       "the verifier skipped DDL on the source (createIndexes 1; --ddlHandling warnMost), which it does not verify",
     );
     expect(s.text).toContain("verification: not verified (no verify step passed on this cutover's result)");
+    // finished and refused: no "yet", which says a wait would make it one
+    expect(s.text).toContain(
+      "  this cutover's verification finished, and its result is refused: the verifier skipped DDL on the source",
+    );
+    expect(s.text).not.toMatch(/yet \(this cutover's own check runs\)/);
     expect(s.text).not.toMatch(/verification: verified/);
     const NO_VERIFY = "no `verify` step passed on this cutover's verification result";
     expect(report(dir).verification).toEqual({ verified: false, why: NO_VERIFY });

@@ -1352,7 +1352,7 @@ describe("a result that passed over DDL on the source is not verified (srcChange
       `not verified: the verifier skipped DDL on the source (modify 2, createIndexes 1; --ddlHandling warnMost), which it does not verify: its README says you MUST then confirm by hand that each change reached the destination (${describeVerifier(end)})`,
     );
     expect(e.hint).toBe(
-      "Nothing is verified for this cutover: the verifier's log names each DDL event it skipped. With the source's writes and DDL stopped, restart the verifier with --clean (or on a new metadata database), then `syncbook run rb.yaml --resume`: this step sends a new check, which compares every collection as it is now.",
+      "Nothing is verified for this cutover: the verifier's log names each DDL event it skipped. With the source's writes and DDL stopped, restart the verifier with --clean (or on a new metadata database) and without --ddlHandling warnMost (DDL during the new check then stops it rather than going unverified), then `syncbook run rb.yaml --resume`: this step sends a new check, which compares every collection as it is now.",
     );
     expect(e.beforeResume).toBe(true);
     expect(s.of("verifier.verified")).toEqual([]);
