@@ -39,4 +39,22 @@ describe("a wait that timed out", () => {
     const after = await cli(["run", named[1]!, ...named[2]!.split(" "), "--renderer", "simple"], { cwd: dir });
     expect(after.code, after.all).toBe(0);
   }, 60_000);
+
+  // a reread: the hint named `syncbook run … --resume` in a rehearsal too, which pasted acts on the
+  // runbook's real fleet; a failed rehearsal suggests no --resume (rehearse-options.e2e)
+  it("in a rehearsal: names no syncbook run, only the raised timeout and the rehearsal again", async () => {
+    s = await sim({ timeScale: 200 });
+    const dir = tempDir();
+    const file = writeRunbook(
+      dir,
+      runbookFor(s, `${START}  - { id: ready, waitFor: { canCommit: true, timeout: 1ms } }\n`),
+    );
+    const r = await cli(["rehearse", file, "--renderer", "simple"], { cwd: dir });
+    expect(r.code, r.all).toBe(1);
+    expect(r.all).toContain(
+      "hint: Look at the instances named above, or raise the step's `timeout` in the runbook, then rehearse again.",
+    );
+    expect(r.all).not.toContain("--resume");
+    expect(r.all).not.toContain("syncbook run");
+  }, 60_000);
 });

@@ -259,7 +259,15 @@ export class StepFailure extends Error {
  * every `--var` kept (`targetKept`); unchanged, the plain `--resume` (a review: the hint said
  * "Raise the step's `timeout`" and the run's end offered the plain one, refused once it was raised).
  */
-export function timeoutHint(run: Pick<RunContext, "target" | "targetKept" | "keptNote">, lead: string): string {
+export function timeoutHint(
+  run: Pick<RunContext, "target" | "targetKept" | "keptNote" | "mode">,
+  lead: string,
+): string {
+  // a rehearsal names no `syncbook run`: pasted, it would act on the runbook's real fleet
+  if (run.mode === "rehearse")
+    return lead
+      ? `${lead}, or raise the step's \`timeout\` in the runbook, then rehearse again.`
+      : "Raise the step's `timeout` in the runbook, then rehearse again.";
   const raised = `raise the step's \`timeout\` in the runbook, then \`syncbook run ${run.targetKept} --resume --allow-changed-runbook\`${run.keptNote}`;
   const again = `\`syncbook run ${run.target} --resume\``;
   return lead
