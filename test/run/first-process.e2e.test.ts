@@ -265,14 +265,18 @@ async function saidAfterRefusal(
     for (const e of events) fold.apply(e);
     const model = fold.view();
     expect(model.window?.stoppedInCommit).toMatchObject({ instance: "sync0", how: "refused" });
-    const v = runnerVerdict({
-      model,
-      lock: undefined,
-      now: Date.now(),
-      host: "h",
-      isAlive: () => false,
-      runbook: "rb.yaml",
-    });
+    // the page of a runner that is gone, its runbook named
+    const pageOf = (m: typeof model, more: Partial<Parameters<typeof runnerVerdict>[0]> = {}) =>
+      runnerVerdict({
+        model: m,
+        lock: undefined,
+        now: Date.now(),
+        host: "h",
+        isAlive: () => false,
+        runbook: "rb.yaml",
+        ...more,
+      });
+    const v = pageOf(model);
     expect(v.left.some((l) => l.startsWith("sync0 refused its progress read"))).toBe(true);
     expect(v.next).toMatch(/^syncbook run rb\.yaml --new-cutover /);
     expect(v.next).toContain(`or syncbook run rb.yaml ${STOPPED_IN_COMMIT_RESUME.args}`);
@@ -282,13 +286,7 @@ async function saidAfterRefusal(
     // without the runbook it says the one it cannot name (a review: left out, the default was read)
     const secret = { ...model, cutoverValues: { vars: { pw: "***" }, given: ["pw"] } };
     const asked: string[] = [];
-    const kept = runnerVerdict({
-      model: secret,
-      lock: undefined,
-      now: Date.now(),
-      host: "h",
-      isAlive: () => false,
-      runbook: "rb.yaml",
+    const kept = pageOf(secret, {
       goOnVars: (_known, from) => {
         asked.push(from);
         return { vars: ["pw=***"], note: MASKED_VAR_WORDS };
@@ -297,14 +295,7 @@ async function saidAfterRefusal(
     expect(asked).toEqual([model.steps[0]!.id]);
     expect(kept.next).toMatch(/^syncbook run rb\.yaml --new-cutover --var 'pw=\*\*\*' {3}\(/);
     expect(kept.next).toContain(`; ${MASKED_VAR_WORDS}); or syncbook run rb.yaml ${STOPPED_IN_COMMIT_RESUME.args}`);
-    const bare = runnerVerdict({
-      model: secret,
-      lock: undefined,
-      now: Date.now(),
-      host: "h",
-      isAlive: () => false,
-      runbook: "rb.yaml",
-    });
+    const bare = pageOf(secret);
     expect(bare.next).toMatch(/^syncbook run rb\.yaml --new-cutover {3}\(/);
     expect(bare.next).toContain("; add --var pw as its runs were given it: it holds a secret, not shown); or");
   } finally {
