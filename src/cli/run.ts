@@ -674,13 +674,17 @@ export async function execute(
         );
       else if (result.writesKeptOff?.committed) {
         // the cutover happened outside this run: the hint above is the way on, not a resume
-      } else if (result.refused === "stopped-in-commit")
+      } else if (result.refused === "stopped-in-commit") {
         // --resume alone would be refused again (the window folds the earlier runs' reads): the
-        // hint above says what to do; the forced resume is the way on only for one who knows
+        // hint above says what to do; the forced resume is the way on only for one who knows. The
+        // new cutover checks no value against this one's: every --var kept, a secret one masked
+        // (left out, it is read at the runbook's default, another fleet: an outside review)
+        // (the note below still said: the forced --resume leaves a secret out)
+        const kept = wayOnVarsKept(loaded, how.resume);
         next(
-          `  ${STOPPED_IN_COMMIT_RESTART_WORDS}, then: syncbook run ${target} ${STOPPED_IN_COMMIT_RESTART.args} (${STOPPED_IN_COMMIT_AGAIN}); ${STOPPED_IN_COMMIT_ONLY_IF}: syncbook run ${target} ${STOPPED_IN_COMMIT_RESUME.args}`,
+          `  ${STOPPED_IN_COMMIT_RESTART_WORDS}, then: syncbook run ${runTarget(loaded, kept.vars)} ${STOPPED_IN_COMMIT_RESTART.args}${kept.masked ? MASKED_VAR_NOTE : ""} (${STOPPED_IN_COMMIT_AGAIN}); ${STOPPED_IN_COMMIT_ONLY_IF}: syncbook run ${target} ${STOPPED_IN_COMMIT_RESUME.args}`,
         );
-      else if (result.refused === "fleet-idle")
+      } else if (result.refused === "fleet-idle")
         // --resume would send the same start to the same fleet: what the fleet and the journal show is the way on
         next(`  see the fleet and what this runbook's journal did: syncbook status ${runbookArg(loaded)}`);
       // after the commit too (a verify refused, a wait that timed out): --resume runs the failed step

@@ -61,7 +61,7 @@ import {
   wayOnFromRefused,
   type EarlierCommitSaid,
 } from "./earlier.js";
-import { stopWritesBefore } from "./plan.js";
+import { planSteps, stopWritesBefore } from "./plan.js";
 import {
   CALLED_OFF_RESUME,
   nextAfterFailedUndo,
@@ -1212,14 +1212,32 @@ async function readJournalStatus(
       ? cutoverVarsFrom(cutoverValuesKnown(state, named), named, out.lastStep.id)
       : undefined;
   const wayVars = againVars ?? editVars;
-  // the way on with --allow-changed-runbook names `wayVars`, a secret one masked and said so
-  const unchecked = (run: NextRun): boolean => wayVars !== undefined && run.args.includes("--allow-changed-runbook");
+  // a new cutover (after a stop in the commit) checks no value against this one's either: every
+  // value its steps read from the first, a secret one masked (a review: left out, the new cutover
+  // read the runbook's default, another fleet, as the page already said)
+  const firstId = named.runbook ? planSteps(named.runbook)[0]?.id : undefined;
+  const renewVars =
+    firstId !== undefined && next?.runs.some((r) => r.args.includes("--new-cutover"))
+      ? cutoverVarsFrom(cutoverValuesKnown(state, named), named, firstId)
+      : undefined;
+  // the way on with --allow-changed-runbook names `wayVars`, a new cutover `renewVars`: a secret
+  // one masked and said so
+  const keptFor = (run: NextRun): typeof wayVars =>
+    run.args.includes("--allow-changed-runbook") ? wayVars : run.args.includes("--new-cutover") ? renewVars : undefined;
+  const unchecked = (run: NextRun): boolean => keptFor(run) !== undefined;
   // a --var the cutover was given that holds a secret: the commands offered leave it out
   // (src/next-run.ts `wayOnVars`), the one with --allow-changed-runbook shows it masked. Said only
   // where a command is offered (an outside review: "the commands offered leave out" with none)
   const shown = next?.runs.some(unchecked) === true;
   const secret = shown
-    ? wayVars!.vars.filter((v) => v.slice(v.indexOf("=")).includes(MASK)).map((v) => v.slice(0, v.indexOf("=")))
+    ? [
+        ...new Set(
+          next.runs
+            .flatMap((r) => keptFor(r)?.vars ?? [])
+            .filter((v) => v.slice(v.indexOf("=")).includes(MASK))
+            .map((v) => v.slice(0, v.indexOf("="))),
+        ),
+      ]
     : (state.given ?? []).filter((n) => String(state.vars?.[n] ?? "").includes(MASK));
   const them = secret.length === 1 ? "it" : "them";
   const flags = secret.map((n) => `--var ${n}`).join(", ");
@@ -1228,7 +1246,9 @@ async function readJournalStatus(
       secretAt,
       0,
       shown
-        ? `the command offered shows ${flags} as the cutover's runs journaled ${them}, with a secret (shown as ${MASK}): set ${them} as its runs were given ${them}`
+        ? next.runs.every(unchecked)
+          ? `the command offered shows ${flags} as the cutover's runs journaled ${them}, with a secret (shown as ${MASK}): set ${them} as its runs were given ${them}`
+          : `one command offered shows ${flags} as the cutover's runs journaled ${them}, with a secret (shown as ${MASK}), and the others leave ${them} out: set ${them} in each as its runs were given ${them}`
         : `the commands offered leave out ${flags}, given to the cutover with a secret (shown as ${MASK}): add ${them} as its runs were given ${them}`,
     );
   // the journal folder status read (--journal-dir), first: a way on without it reads the default
@@ -1237,10 +1257,14 @@ async function readJournalStatus(
   if (next)
     out.next = offerAfterFile(
       named,
-      wayVars?.note !== undefined
-        ? { ...next, runs: next.runs.map((r) => (unchecked(r) ? { ...r, does: `${r.does} (${wayVars.note})` } : r)) }
-        : next,
-      (run) => varArgs(unchecked(run) ? wayVars!.vars : varsOf(state)),
+      {
+        ...next,
+        runs: next.runs.map((r) => {
+          const note = keptFor(r)?.note;
+          return note !== undefined ? { ...r, does: `${r.does} (${note})` } : r;
+        }),
+      },
+      (run) => varArgs(keptFor(run)?.vars ?? varsOf(state)),
     );
   return { status: out, memory: state.verifier };
 }

@@ -26,17 +26,24 @@ import {
 } from "../support/crash-harness.js";
 
 const made = cleanedUpAfterAll();
+const secretOf = (s: { verifierUrl: string }): string => s.verifierUrl.replace("http://", "http://ops:pa55word@");
 const APP_ON = "  - { id: app-on, hook: { use: sim-writes, with: { enabled: true }, writesOn: true } }\n";
 
 describe("an instance restarted during the commit while no runner was alive", () => {
   /** The cutover of `steps` killed at COMMITTING, instance 0 restarted while no runner lived, the clock going again. */
-  async function restartedUnwatched(steps: string) {
+  async function restartedUnwatched(steps: string, secretSwitch = false) {
     const s = await fastSim({ instances: 2 });
     made.sims.push(s);
     const dir = tempDir();
     made.dirs.push(dir);
-    writeFileSync(join(dir, "rb.yaml"), cutoverYaml(s, { steps }));
-    const runner = startCli(["run", "rb.yaml", "--renderer", "simple"], { cwd: dir });
+    // a switch --var given with a password: declared at a default that is no switch of this fleet
+    const yaml = cutoverYaml(s, { steps });
+    writeFileSync(
+      join(dir, "rb.yaml"),
+      secretSwitch ? yaml.replace(/^steps:\n/m, 'vars: { switch: "http://127.0.0.1:9" }\nsteps:\n') : yaml,
+    );
+    const vars = secretSwitch ? ["--var", `switch=${secretOf(s)}`] : [];
+    const runner = startCli(["run", "rb.yaml", "--renderer", "simple", ...vars], { cwd: dir });
     // the fleet COMMITTING: the clock stops (COMMITTING then lasts), the runner is killed
     const deadline = Date.now() + 60_000;
     while (!s.control.state().instances.some((i) => i.state === "COMMITTING")) {
@@ -85,6 +92,41 @@ describe("an instance restarted during the commit while no runner was alive", ()
     expect(fresh.code, fresh.all).toBe(3);
     expect(fresh.all).toMatch(/fleet-idle/);
     expect(s.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED", "COMMITTED"]);
+  }, 120_000);
+
+  // a review of every command the product prints: the new cutover checks no value against this
+  // one's, so a secret --var left out of it is read at the runbook's default, another fleet (here
+  // another switch). The run's end and status name it as the cutover had it, masked, and say so.
+  it("with a --var that holds a secret: the run's end and status name it in the new cutover, masked, and never show it", async () => {
+    const appOn =
+      '  - { id: app-on, hook: { use: sim-writes, with: { url: "${vars.switch}", enabled: true }, writesOn: true } }\n';
+    const { s, dir } = await restartedUnwatched(START + READY + STOP + DRAINED + COMMIT + COMMITTED + appOn, true);
+    const secret = secretOf(s);
+    const masked = s.verifierUrl.replace("http://", "http://***@");
+    const resume = await cli(["run", "rb.yaml", "--renderer", "simple", "--resume", "--var", `switch=${secret}`], {
+      cwd: dir,
+    });
+    expect(resume.code, resume.all).toBe(3);
+    expect(resume.all).not.toContain("pa55word");
+    expect(resume.all).toContain(
+      `then: syncbook run rb.yaml --var 'switch=${masked}' --new-cutover (a --var shown with *** holds a secret: set each as that run did) (a plain --resume`,
+    );
+    // the forced --resume beside it leaves it out: still said how to give it
+    expect(resume.all).toMatch(/note: these commands leave out --var switch, which holds a secret/);
+    const status = await cli(["status", "rb.yaml"], { cwd: dir });
+    expect(status.all).not.toContain("pa55word");
+    expect(status.stdout).toContain(`    syncbook run rb.yaml --new-cutover --var 'switch=${masked}'\n`);
+    expect(status.stdout).toContain(
+      "warning: one command offered shows --var switch as the cutover's runs journaled it, with a secret (shown as ***), and the others leave it out: set it in each as its runs were given it",
+    );
+    const json = JSON.parse((await cli(["status", "rb.yaml", "--json"], { cwd: dir })).stdout) as {
+      journal: { next: { runs: { args: string; does: string }[] } };
+    };
+    expect(json.journal.next.runs[0]!.args).toBe(`--new-cutover --var 'switch=${masked}'`);
+    expect(json.journal.next.runs[0]!.does).toMatch(
+      /\(a --var shown with \*\*\* holds a secret: set each as that run did\)$/,
+    );
+    expect(json.journal.next.runs[1]!.args).toBe("--resume --force=stopped-in-commit");
   }, 120_000);
 
   // "If mongosync stops during commit, before the /progress endpoint reports canWrite: true, you
