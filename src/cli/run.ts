@@ -710,11 +710,13 @@ export async function execute(
         next(
           refused
             ? `  a --resume would be refused (${refused.message}). ${sentence(refused.hint) ?? `See the fleet: syncbook status ${runbookArg(loaded)}`}`
-            : result.resumeFlags
+            : result.resumeFlags || (acted && result.hintBeforeResume)
               ? // the way on its hint names edits the runbook: a plain --resume is refused again. Its
                 // --allow-changed-runbook checks no value against the cutover's: every one named, a
-                // secret one masked (a review: left out, it was read at the runbook's default)
-                keptResume(result.resumeFlags)
+                // secret one masked (a review: left out, it was read at the runbook's default). A
+                // hint to be done first (restart the verifier): said before the --resume, as status
+                // and the page say it (a review: "resume with" alone, under it)
+                keptResume(result.resumeFlags ?? [])
               : `  resume with: ${acted ? `syncbook run ${target} --resume` : await passedOverResume()}`,
         );
       }

@@ -44,7 +44,14 @@ function stepTiming(
 type StepResult =
   | "ok"
   | "interrupted"
-  | { message: string; hint?: string; interlock?: boolean; place: Place; resumeFlags?: readonly string[] };
+  | {
+      message: string;
+      hint?: string;
+      interlock?: boolean;
+      place: Place;
+      hintBeforeResume?: true;
+      resumeFlags?: readonly string[];
+    };
 
 /** A step's place in the runbook: its kind key (`commit:`), with that line's redacted text. */
 function placeOf(loaded: LoadedRunbook, s: PlannedStep): Place {
@@ -161,6 +168,7 @@ export async function runStep(
       place,
       ...(hint ? { hint } : {}),
       ...(interlock ? { interlock } : {}),
+      ...(beforeResume ? { hintBeforeResume: true as const } : {}),
       ...(resumeFlags ? { resumeFlags } : {}),
     };
   } finally {

@@ -72,6 +72,8 @@ export interface RunResult {
   refused?: string;
   message?: string;
   hint?: string;
+  /** That hint is to be done before the `--resume` that runs the step again (`StepFailure.beforeResume`). */
+  hintBeforeResume?: true;
   /** The flags that `--resume` needs once that hint is done (`StepFailure.resumeFlags`). */
   resumeFlags?: readonly string[];
   failedStep?: string;
@@ -186,6 +188,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
         interlock?: boolean;
         place?: Place;
         rerunWith?: string;
+        hintBeforeResume?: true;
         resumeFlags?: readonly string[];
       }
     | undefined;
@@ -337,6 +340,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
       place: result.place,
       ...(result.hint ? { hint: result.hint } : {}),
       ...(result.interlock ? { interlock: true } : {}),
+      ...(result.hintBeforeResume ? { hintBeforeResume: true as const } : {}),
       ...(result.resumeFlags ? { resumeFlags: result.resumeFlags } : {}),
     };
     break;
@@ -503,6 +507,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
           message: failure.message,
           failedStep: failure.step,
           ...(failure.hint ? { hint: failure.hint } : {}),
+          ...(failure.hintBeforeResume ? { hintBeforeResume: true as const } : {}),
           ...(failure.resumeFlags ? { resumeFlags: failure.resumeFlags } : {}),
           ...(failure.place ? { place: failure.place } : {}),
           ...(failure.rerunWith ? { rerunWith: failure.rerunWith } : {}),

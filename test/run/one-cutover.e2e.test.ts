@@ -124,7 +124,8 @@ describe("one cutover across runs: one identity", () => {
     expect(notes(dir).at(-1)!.text).toContain("writes are STILL STOPPED");
     expect(readFileSync(summary, "utf8")).toContain("application writes are STILL STOPPED");
     // and names the way on the terminal named (it named none)
-    const way = /^ {2}(resume with: syncbook run .*)$/m.exec(split.all)?.[1];
+    // the split's hint (what to check on the instance that refused) is to be done first: said so
+    const way = /^ {2}(once the hint above is done, resume with: syncbook run .*)$/m.exec(split.all)?.[1];
     expect(way, split.all).toBeDefined();
     expect(readFileSync(summary, "utf8")).toContain(`| next | ${cell(way!)} |`);
     s.control.clearFaults();

@@ -142,7 +142,10 @@ describe("a split commit, completed by --resume", () => {
     const paragraph = "so the instances that took it hold it until sync2 has it; nothing was resent";
     expect(first.all.split(paragraph)).toHaveLength(2);
     expect(first.all.split("hint: Find out why sync2 refused")).toHaveLength(2);
-    expect(first.stderr).toMatch(/\nfailed: step commit failed \(said above\)\n {2}resume with: /);
+    // the split's hint is to be done before the --resume (as status and the page say it)
+    expect(first.stderr).toMatch(
+      /\nfailed: step commit failed \(said above\)\n {2}once the hint above is done, resume with: /,
+    );
 
     // the completion refused again: the two that hold the commit are said to hold it
     const again = await run("--resume", "--yes");
