@@ -155,6 +155,17 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
   // nothing, the page offered a plain --resume, refused again)
   const resumed = resumedRun(m.runs);
   const resumeChanged = i.runbookHash !== undefined && resumedHash !== undefined && i.runbookHash !== resumedHash;
+  // a --var given with a secret, which a way on that checks no value against the cutover's cannot
+  // name without the runbook (watching a journal folder): said to add (a review: left out, the run
+  // read the runbook's default, another fleet)
+  const secretLeftOut = (): string[] => {
+    const left = (m.cutoverValues?.given ?? []).filter((n) => String(m.cutoverValues?.vars[n] ?? "").includes(MASK));
+    return left.length
+      ? [
+          `add ${left.map((n) => `--var ${n}`).join(", ")} as its runs were given ${left.length === 1 ? "it" : "them"}: ${left.length === 1 ? "it holds" : "they hold"} a secret, not shown`,
+        ]
+      : [];
+  };
   const resumeWith = (flags: readonly string[], at?: string, ...why: string[]): string => {
     // --allow-changed-runbook checks no value against the cutover's: the values the steps from
     // there read, as the cutover had them, as status names them (a review: a secret --var left
@@ -167,6 +178,7 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
       ...(resumeChanged ? [RUNBOOK_CHANGED_NOTE] : []),
       ...why,
       ...(kept?.note !== undefined ? [kept.note] : []),
+      ...(!kept && flags.includes("--allow-changed-runbook") ? secretLeftOut() : []),
     ];
     return `syncbook run ${rb} ${["--resume", ...flags].join(" ")}${kept ? varArgs(kept.vars) : vars}${notes.length ? `   (${notes.join("; ")})` : ""}`;
   };
@@ -185,17 +197,10 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
     sicRefused && i.goOnVars && m.cutoverValues && m.steps[0]
       ? i.goOnVars({ decidedVars: m.whenVars, cutoverValues: m.cutoverValues }, m.steps[0].id)
       : undefined;
-  const leftOut = restartKept
-    ? []
-    : (m.cutoverValues?.given ?? []).filter((n) => String(m.cutoverValues?.vars[n] ?? "").includes(MASK));
   const restartNotes = [
     `${STOPPED_IN_COMMIT_NOTE}: ${STOPPED_IN_COMMIT_RESTART.does}`,
     ...(restartKept?.note !== undefined ? [restartKept.note] : []),
-    ...(leftOut.length
-      ? [
-          `add ${leftOut.map((n) => `--var ${n}`).join(", ")} as its runs were given ${leftOut.length === 1 ? "it" : "them"}: ${leftOut.length === 1 ? "it holds" : "they hold"} a secret, not shown`,
-        ]
-      : []),
+    ...(restartKept ? [] : secretLeftOut()),
   ];
   const resume = sicRefused
     ? `syncbook run ${rb} ${STOPPED_IN_COMMIT_RESTART.args}${restartKept ? varArgs(restartKept.vars) : vars}   (${restartNotes.join("; ")}); or syncbook run ${rb} ${STOPPED_IN_COMMIT_RESUME.args}${vars}   (${[...(resumeChanged ? [RUNBOOK_CHANGED_NOTE] : []), STOPPED_IN_COMMIT_RESUME.does].join("; ")})`

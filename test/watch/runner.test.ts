@@ -253,6 +253,32 @@ describe("runnerVerdict", () => {
     );
     // flags without the mark are not the failure's: not said
     expect(failedWith({ resumeFlags: ["--allow-changed-runbook"] }).next).toBe("syncbook run rb.yaml --resume");
+    // watching a journal folder (no runbook to read the values from), a secret --var the cutover was
+    // given is named to add: --allow-changed-runbook checks no value against the cutover's, and left
+    // out it is read at the runbook's default, another fleet (a review)
+    const secretModel = (flags: string[]) => {
+      const m = killedModel([
+        ev("step.finished", 3000, {
+          index: 1,
+          id: "hold",
+          outcome: "failed",
+          durationMs: 1000,
+          error: "boom",
+          hint: "Edit the runbook, then --resume --allow-changed-runbook.",
+          hintBeforeResume: true,
+          ...(flags.length ? { resumeFlags: flags } : {}),
+        }),
+        ev("run.finished", 3100, { outcome: "failed", exitCode: 1, durationMs: 3100, committed: false }),
+      ]);
+      return ended({ ...m, cutoverValues: { vars: { pw: "***", size: 3 }, given: ["pw", "size"] } }).next;
+    };
+    expect(secretModel(["--allow-changed-runbook"])).toBe(
+      "syncbook run rb.yaml --resume --allow-changed-runbook   (first, as step 2 hold's failure said: Edit the runbook, then --resume --allow-changed-runbook.; add --var pw as its runs were given it: it holds a secret, not shown)",
+    );
+    // a plain --resume checks the values against the cutover's: not said there
+    expect(secretModel([])).toBe(
+      "syncbook run rb.yaml --resume   (first, as step 2 hold's failure said: Edit the runbook, then --resume --allow-changed-runbook.)",
+    );
     // the last run's failure only: a later run (a --to run short of that step) goes on elsewhere
     const failedStep = {
       index: 4,
