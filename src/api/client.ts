@@ -385,9 +385,19 @@ async function get<T>(core: ClientCore, operation: ApiOperation, spec: FieldsSpe
   if (!r.ok) throw transportFailure(core.target.url, operation, r, core.redact);
   const json = parseAnswer(core.target.url, operation, r, core.redact);
   // the verifier answers a failure to read its progress with `{"error": …}` at the top level
-  // (service facts), without `progress` or `success`: its own refusal, not a malformed answer
-  if (core.kind === "verifier" && isPlainObject(json) && typeof json.error === "string" && !("progress" in json))
-    throw new ServiceError(core.target.url, operation, core.redact(json.error), "", r.status);
+  // (service facts), without `progress` or `success`: its own refusal, not a malformed answer. It
+  // never sends both (migration-verifier v0.1.6 to v0.2.1, internal/verifier/webserver.go
+  // `progressEndpoint`: `{"progress": …}` when GetProgress succeeds, else `{"error": …}`): an
+  // answer with an error beside its progress is no published answer, and the reading that fails
+  // safe is the error's (a failed read, read again), never a progress to judge verification on
+  if (core.kind === "verifier" && isPlainObject(json) && json.error !== undefined && json.error !== null)
+    throw new ServiceError(
+      core.target.url,
+      operation,
+      core.redact(typeof json.error === "string" ? json.error : JSON.stringify(json.error)),
+      "progress" in json ? "an error beside progress, which the verifier never sends: not read as progress" : "",
+      r.status,
+    );
   return checked<T>(core.target.url, operation, json, spec, r.status, r.text, core);
 }
 

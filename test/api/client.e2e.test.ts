@@ -452,6 +452,39 @@ describe("verifier", () => {
     expect(err).toMatchObject({ operation: "verifier.progress", error: "server selection timeout" });
   });
 
+  // never both: webserver.go `progressEndpoint` (v0.1.6 to v0.2.1) sends `{"progress": …}` or
+  // `{"error": …}`; an error beside a progress is not read as a progress to judge on
+  it("progress answered an error beside its progress: a ServiceError, not a progress (fails safe)", async () => {
+    const passed = {
+      phase: "idle",
+      generation: 1,
+      error: null,
+      verificationStatus: {
+        totalTasks: 1,
+        addedTasks: 0,
+        processingTasks: 0,
+        failedTasks: 0,
+        completedTasks: 1,
+        metadataMismatchTasks: 0,
+      },
+    };
+    for (const error of ["lost the metadata database", { code: 6 }]) {
+      await local?.close();
+      local = await localServer({ body: { progress: passed, error } });
+      const err = await rejection(createVerifierClient(local.url, opts).progress());
+      expect(err).toBeInstanceOf(ServiceError);
+      expect(err).toMatchObject({
+        operation: "verifier.progress",
+        error: typeof error === "string" ? error : JSON.stringify(error),
+        errorDescription: "an error beside progress, which the verifier never sends: not read as progress",
+      });
+    }
+    // a null error beside it is no error: the progress is read
+    await local?.close();
+    local = await localServer({ body: { progress: passed, error: null } });
+    expect((await createVerifierClient(local.url, opts).progress()).phase).toBe("idle");
+  });
+
   // facts: "The verifier has six counters, not seven"; the published source omits totalSrcBytes while 0
   it("six counters and no totalSrcBytes: no warning (recheckTasks and totalSrcBytes are optional)", async () => {
     sim = await frozen();
