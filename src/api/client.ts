@@ -398,6 +398,20 @@ async function get<T>(core: ClientCore, operation: ApiOperation, spec: FieldsSpe
       "progress" in json ? "an error beside progress, which the verifier never sends: not read as progress" : "",
       r.status,
     );
+  // the verifier sends its progress with HTTP 200 alone (webserver.go `progressEndpoint`, v0.1.6 to
+  // v0.2.1: `c.Data(http.StatusOK, …)`): a progress under another status came from something else
+  // on the way (a proxy's page), or a release nobody published; a failed read, never a progress to
+  // judge verification on (the service's status codes are not published: not read there)
+  if (core.kind === "verifier" && r.status !== 200)
+    throw badBody(
+      core.target.url,
+      operation,
+      "bad-answer",
+      `HTTP ${r.status}, which the verifier never sends with its progress: ${bodyExcerpt(r.text, 60, core.redact)}; ${leftBy(operation)}`,
+      r.status,
+      r.text,
+      core.redact,
+    );
   return checked<T>(core.target.url, operation, json, spec, r.status, r.text, core);
 }
 

@@ -454,7 +454,7 @@ describe("verifier", () => {
 
   // never both: webserver.go `progressEndpoint` (v0.1.6 to v0.2.1) sends `{"progress": …}` or
   // `{"error": …}`; an error beside a progress is not read as a progress to judge on
-  it("progress answered an error beside its progress: a ServiceError, not a progress (fails safe)", async () => {
+  it("progress answered an error beside its progress, or under a status other than 200: a failed read, not a progress (fails safe)", async () => {
     const passed = {
       phase: "idle",
       generation: 1,
@@ -478,6 +478,17 @@ describe("verifier", () => {
         error: typeof error === "string" ? error : JSON.stringify(error),
         errorDescription: "an error beside progress, which the verifier never sends: not read as progress",
       });
+    }
+    // under another status than 200, which the verifier never sends its progress with: a failed read
+    for (const status of [201, 203, 500, 503]) {
+      await local?.close();
+      local = await localServer({ status, body: { progress: passed } });
+      const err = await rejection(createVerifierClient(local.url, opts).progress());
+      expect(err).toBeInstanceOf(TransportError);
+      expect(err).toMatchObject({ code: "bad-answer", status });
+      expect(String((err as Error).message)).toContain(
+        `HTTP ${status}, which the verifier never sends with its progress`,
+      );
     }
     // a null error beside it is no error: the progress is read
     await local?.close();
