@@ -406,8 +406,12 @@ export function assembleRun(opts: RunOptions): AssembledRun {
     serviceErrors: [],
     identity: newIdentityMemory(),
     verifier: {},
+    acted: before.some(acts),
     ...opts.resume?.memory,
   };
+  emitter.add((e) => {
+    if (acts(e)) memory.acted = true;
+  });
   // a run that begins past the runbook's start syncs in its direction (a reverse before: either way).
   // An --abort runs no step (its plan marks none done): the runbook's start's direction, either way
   // when its journal shows a reverse that took effect, not the one its first read sees; else, after
@@ -529,3 +533,6 @@ export function assembleRun(opts: RunOptions): AssembledRun {
     refused: () => refused,
   };
 }
+
+/** An event by which a run acted (src/journal/read.ts `summarizeJournal`: the same two). */
+const acts = (e: RunEvent): boolean => e.type === "request.sent" || e.type === "hook.started";

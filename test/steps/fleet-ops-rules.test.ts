@@ -508,13 +508,56 @@ describe("fleet identity: [item 2] the problems, the memory, what is said and re
     expect(err).toBeInstanceOf(StepFailure);
     expect((err as StepFailure).message).toBe(`refused (fleet-identity): the instances are not one fleet: ${text}`);
     expect((err as StepFailure).reason).toBe("interlock");
-    expect((err as StepFailure).beforeResume).toBe(/--resume/.test((err as StepFailure).hint ?? ""));
+    // nothing of the cutover was sent: the list corrected, the plain run starts over, and no
+    // --resume is offered with the hint (it refuses a changed list)
+    expect((err as StepFailure).beforeResume).toBe(false);
     expect((err as StepFailure).hint).toBe(
-      "Check the `instances:` list (every instance of this sync, and only those) and what answers at each address; then run again.",
+      "Nothing of this cutover has been sent yet. Correct the `instances:` list (every instance of this sync, and only those) or what answers at each address, then start it again: `syncbook run rb.yaml` (a `--resume` refuses a changed list).",
     );
     expect(decisions(events)).toEqual([
       { index: 0, id: "cmd", kind: "identity", ok: false, check: "fleet-identity", reason: text },
     ]);
+  });
+
+  /** The refusal checkIdentity throws for `twoProblems`, in a run set up by `set`. */
+  const refusedIn = (set: (run: RunContext) => void): StepFailure => {
+    const { ctx } = context(one);
+    set(ctx.run);
+    try {
+      checkIdentity(ctx, twoProblems);
+    } catch (e) {
+      return e as StepFailure;
+    }
+    throw new Error("checkIdentity let a fleet that is not one through");
+  };
+
+  it("checkIdentity: once the cutover acted, the list stays and `--resume` (with the cutover's values) goes on", () => {
+    const err = refusedIn((run) =>
+      Object.assign(run, { target: "rb.yaml --var env=a", memory: { ...run.memory, acted: true } }),
+    );
+    expect(err.hint).toBe(
+      "Nothing was sent. Do not edit the `instances:` list mid-cutover: `--resume` refuses a changed list. Put right what answers at each address (the instance of this sync that answered there before), then `syncbook run rb.yaml --var env=a --resume`: it reads the fleet again before it sends anything.",
+    );
+    // status and the watch page say it with the --resume they offer (`StepFailure.beforeResume`)
+    expect(err.beforeResume).toBe(true);
+    expect(err.resumeFlags).toBeUndefined();
+  });
+
+  it("checkIdentity: before the cutover acted, the plain run names every --var, a secret one masked with the note", () => {
+    const err = refusedIn((run) =>
+      Object.assign(run, { target: "rb.yaml", targetKept: "rb.yaml --var pw=***", keptNote: " (note)" }),
+    );
+    expect(err.hint).toContain("then start it again: `syncbook run rb.yaml --var pw=***` (note) (a `--resume`");
+  });
+
+  it("checkIdentity: a rehearsal names no syncbook run, acted or not", () => {
+    for (const acted of [false, true]) {
+      const err = refusedIn((run) => Object.assign(run, { mode: "rehearse", memory: { ...run.memory, acted } }));
+      expect(err.hint).toBe(
+        "Check the `instances:` list (every instance of this sync, and only those) and the rehearsal's `--fault`s, then rehearse again.",
+      );
+      expect(err.beforeResume).toBe(false);
+    }
   });
 
   it("checkIdentity: --force=fleet-identity lets it through, recorded as overridden", () => {

@@ -144,6 +144,7 @@ export function context(
       serviceErrors: [],
       identity: newIdentityMemory(),
       verifier: {},
+      acted: false,
     },
     defaults: { requestTimeoutMs: REQUEST_TIMEOUT, progressGiveUpMs: 200, pollMs: 10 },
     force: new Set(opts.force ?? []),

@@ -68,6 +68,13 @@ export interface RunMemory {
   serviceErrors: { instance: string; op: string; error: string }[];
   /** What the run knows of the fleet's identity, from every progress read (fleet-ops.ts `observeIdentity`). */
   identity: IdentityMemory;
+  /**
+   * The cutover acted: a request sent or a hook run, in this run or an earlier run of it (the rule
+   * of src/journal/read.ts `summarizeJournal`). From then on a plain run is refused (its cutover is
+   * unfinished, src/journal/cutover.ts) and `--resume` goes on, with the `instances:` it began with;
+   * before, the runbook may be corrected and run again (fleet-ops.ts `identityWayOn`).
+   */
+  acted: boolean;
   /** A command that reached part of the fleet and was refused by the rest, as said at the run's end. */
   split?: string;
   /**

@@ -287,9 +287,34 @@ export function checkIdentity(ctx: StepContext, snap: FleetSnapshot): void {
   if (!ok && !forced) {
     throw new StepFailure(`refused (fleet-identity): the instances are not one fleet: ${reason}`, {
       reason: "interlock",
-      hint: "Check the `instances:` list (every instance of this sync, and only those) and what answers at each address; then run again.",
+      ...identityWayOn(ctx.run),
     });
   }
+}
+
+/**
+ * The way on after a fleet-identity refusal (nothing was sent), by what the cutover did before it
+ * ("then run again" was refused both ways mid-cutover). Once it acted, a plain run is refused (its
+ * cutover is unfinished, src/journal/cutover.ts), and so is a `--resume` of an edited `instances:`
+ * list (src/journal/reconcile.ts): what answers at each address is put right, and the `--resume`,
+ * a new run whose identity memory starts afresh, reads the fleet again. Before, nothing holds the
+ * list: corrected, a plain run starts over (a `--resume` refuses it), with every `--var`
+ * (`targetKept`). A rehearsal names no `syncbook run`: pasted, it acts on the runbook's real fleet.
+ */
+export function identityWayOn(run: Pick<RunContext, "mode" | "target" | "targetKept" | "keptNote" | "memory">): {
+  hint: string;
+  beforeResume?: true;
+} {
+  const list = "the `instances:` list (every instance of this sync, and only those)";
+  if (run.mode === "rehearse") return { hint: `Check ${list} and the rehearsal's \`--fault\`s, then rehearse again.` };
+  if (!run.memory.acted)
+    return {
+      hint: `Nothing of this cutover has been sent yet. Correct ${list} or what answers at each address, then start it again: \`syncbook run ${run.targetKept}\`${run.keptNote} (a \`--resume\` refuses a changed list).`,
+    };
+  return {
+    hint: `Nothing was sent. Do not edit the \`instances:\` list mid-cutover: \`--resume\` refuses a changed list. Put right what answers at each address (the instance of this sync that answered there before), then \`syncbook run ${run.target} --resume\`: it reads the fleet again before it sends anything.`,
+    beforeResume: true,
+  };
 }
 
 // ---- commands -------------------------------------------------------------------------------

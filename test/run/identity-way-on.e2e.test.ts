@@ -1,0 +1,113 @@
+/**
+ * A fleet-identity refusal names the command that goes on, pasted as it says. Its hint said "Check
+ * the `instances:` list … and what answers at each address; then run again", and "run again" was
+ * refused either way once the cutover had begun: a plain run by the unfinished cutover (it names
+ * --resume), and a `--resume` of an edited `instances:` list (src/journal/reconcile.ts). Before
+ * the cutover sent anything, the list may be corrected and the plain run is the way; a rehearsal
+ * names no `syncbook run` at all (pasted, it acts on the runbook's real fleet).
+ */
+import { writeFileSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Simulator } from "../../src/sim/index.js";
+import { cli, CUTOVER, posts, READY, runbookFor, sim, START, tempDir, writeRunbook } from "../support/run.js";
+
+const sims: Simulator[] = [];
+afterEach(async () => {
+  await Promise.all(sims.splice(0).map((s) => s.close()));
+});
+const started = async (opts: Parameters<typeof sim>[0]): Promise<Simulator> => {
+  const s = await sim(opts);
+  sims.push(s);
+  return s;
+};
+
+/** The hint of the refusal, as the step's failure prints it. */
+const hintOf = (all: string): string | undefined =>
+  /✖ \[\d+\/\d+\][^\n]*refused \(fleet-identity\)[\s\S]*?hint: (.*)/.exec(all)?.[1];
+
+describe("a fleet-identity refusal", () => {
+  it("mid-cutover: names `syncbook run <runbook> --resume`, keeps the list as it is, and the --resume pasted goes on", async () => {
+    // instance 1 reports another fleet's coordinator from its accepting start: refused at commit
+    const s = await started({ instances: 2, timeScale: 200, faults: ["identity-change=coordinator,on=start@1"] });
+    const dir = tempDir();
+    const file = writeRunbook(dir, runbookFor(s, CUTOVER));
+    const first = await cli(["run", file, "--renderer", "simple", "--yes"], { cwd: dir });
+    expect(first.code, first.all).toBe(3);
+    expect(first.all).toMatch(/✖ \[6\/8\] Commit failed in \d+ms: refused \(fleet-identity\)/);
+    expect(hintOf(first.all), first.all).toBe(
+      `Nothing was sent. Do not edit the \`instances:\` list mid-cutover: \`--resume\` refuses a changed list. Put right what answers at each address (the instance of this sync that answered there before), then \`syncbook run ${file} --resume\`: it reads the fleet again before it sends anything.`,
+    );
+    expect(posts(s, "commit")).toEqual([0, 0]);
+    // "then run again", as a plain run: refused, the cutover is unfinished
+    const plain = await cli(["run", file, "--renderer", "simple", "--yes"], { cwd: dir });
+    expect(plain.code, plain.all).toBe(2);
+    expect(plain.all).toMatch(/the runbook's last cutover did not finish/);
+    // the cause put right (instance 1 is this fleet's again), the command the hint names, pasted
+    s.control.clearFaults();
+    const named = /`syncbook run (\S+) (--resume)`/.exec(hintOf(first.all)!)!;
+    const after = await cli(["run", named[1]!, named[2]!, "--renderer", "simple", "--yes"], { cwd: dir });
+    expect(after.code, after.all).toBe(0);
+    expect(after.all).toMatch(/■ run ok .* · committed · verified · exit 0/);
+    expect(posts(s, "commit")).toEqual([1, 1]);
+  }, 90_000);
+
+  it("before the cutover sent anything: the list corrected, the plain `syncbook run <runbook>` it names starts over (a --resume is refused)", async () => {
+    const ours = await started({ instances: 2, timeScale: 200 });
+    // another sync, of clusters this runbook does not name, runs at the address listed for sync1
+    const theirs = await started({
+      instances: 1,
+      timeScale: 200,
+      clusters: { other0: { topology: "replicaSet" }, other1: { topology: "replicaSet" } },
+    });
+    const res = await fetch(`${theirs.instances[0]!.url}/api/v1/start`, {
+      method: "POST",
+      body: JSON.stringify({ source: "other0", destination: "other1" }),
+    });
+    expect(res.status).toBe(200);
+    const dir = tempDir();
+    const right = runbookFor(ours, CUTOVER);
+    const file = writeRunbook(dir, right.replace(ours.instances[1]!.url, theirs.instances[0]!.url));
+    const first = await cli(["run", file, "--renderer", "simple", "--yes"], { cwd: dir });
+    expect(first.code, first.all).toBe(3);
+    expect(first.all).toMatch(
+      /✖ \[1\/8\] Start the sync cluster0 → cluster1 failed in \d+ms: refused \(fleet-identity\)/,
+    );
+    expect(hintOf(first.all), first.all).toBe(
+      `Nothing of this cutover has been sent yet. Correct the \`instances:\` list (every instance of this sync, and only those) or what answers at each address, then start it again: \`syncbook run ${file}\` (a \`--resume\` refuses a changed list).`,
+    );
+    expect(posts(ours, "start")).toEqual([0, 0]);
+    // the list corrected: --resume refuses it, even told the runbook changed
+    writeFileSync(file, right);
+    const resume = await cli(["run", file, "--resume", "--allow-changed-runbook", "--renderer", "simple", "--yes"], {
+      cwd: dir,
+    });
+    expect(resume.code, resume.all).not.toBe(0);
+    expect(resume.all).toMatch(/the runbook's instances are not those the journal's run used/);
+    const named = /`syncbook run (\S+)`/.exec(hintOf(first.all)!)!;
+    const after = await cli(["run", named[1]!, "--renderer", "simple", "--yes"], { cwd: dir });
+    expect(after.code, after.all).toBe(0);
+    expect(after.all).toMatch(/■ run ok .* · committed · verified · exit 0/);
+    expect(posts(ours, "start")).toEqual([1, 1]);
+    expect(posts(theirs, "start")).toEqual([1]);
+  }, 90_000);
+
+  it("in a rehearsal: names no syncbook run, only the rehearsal again", async () => {
+    const s = await started({ instances: 2 });
+    const dir = tempDir();
+    // refused at pause, before any write stop: the run's end adds no way on of its own
+    const file = writeRunbook(
+      dir,
+      runbookFor(s, `${START}${READY}  - { id: pause, pause: {} }\n`).replace("timeout: 20s", "timeout: 20m"),
+    );
+    const r = await cli(
+      ["rehearse", file, "--renderer", "simple", "--yes", "--fault", "identity-change=coordinator,on=start@1"],
+      { cwd: dir },
+    );
+    expect(r.code, r.all).toBe(3);
+    expect(hintOf(r.all), r.all).toBe(
+      "Check the `instances:` list (every instance of this sync, and only those) and the rehearsal's `--fault`s, then rehearse again.",
+    );
+    expect(r.all).not.toContain("syncbook run");
+    expect(r.all).not.toContain("--resume");
+  }, 90_000);
+});
