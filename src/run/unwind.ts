@@ -333,6 +333,19 @@ function writesKeptOff(
   verdict: Extract<WritesOnVerdict, { ok: false }> & { earlier?: true },
   stop: { index: number; id: string },
 ): WritesKeptOff {
+  const kept = keptOffWords(run, verdict, stop);
+  // a rehearsal names no syncbook command (as `timeoutHint`): pasted, its `run --abort` or
+  // `--resume` acts on the runbook's real fleet, and its `status` reads it
+  return run.mode === "rehearse"
+    ? { ...kept, hint: "The fleet is the rehearsal's simulator, stopped with it: see why above, then rehearse again." }
+    : kept;
+}
+
+function keptOffWords(
+  run: RunContext,
+  verdict: Extract<WritesOnVerdict, { ok: false }> & { earlier?: true },
+  stop: { index: number; id: string },
+): WritesKeptOff {
   // status reads the cutover's values from its journal; a run takes them as typed: with the
   // runbook alone, the --abort and --resume offered of a --var fleet were refused (an outside review)
   const named = runbookArg(run.loaded);

@@ -110,4 +110,25 @@ describe("a fleet-identity refusal", () => {
     expect(r.all).not.toContain("syncbook run");
     expect(r.all).not.toContain("--resume");
   }, 90_000);
+
+  // the run's end after writes were kept stopped said "turn writes back on with: syncbook run …
+  // --abort …; or go on with the cutover: syncbook run … --resume" in a rehearsal too
+  it("in a rehearsal refused at commit, writes kept stopped: the run's end names no syncbook command either", async () => {
+    const s = await started({ instances: 2 });
+    const dir = tempDir();
+    const file = writeRunbook(dir, runbookFor(s, CUTOVER).replace("timeout: 20s", "timeout: 20m"));
+    const r = await cli(
+      ["rehearse", file, "--renderer", "simple", "--yes", "--fault", "identity-change=coordinator,on=start@1"],
+      { cwd: dir },
+    );
+    expect(r.code, r.all).toBe(3);
+    expect(r.all).toMatch(/✖ \[6\/8\] Commit failed in \d+ms: refused \(fleet-identity\)/);
+    expect(hintOf(r.all), r.all).toMatch(/then rehearse again\.$/);
+    expect(r.all).toMatch(/application writes stay STOPPED: the fleet could not be read as a whole before commit/);
+    expect(r.all).toContain(
+      "hint: The fleet is the rehearsal's simulator, stopped with it: see why above, then rehearse again.",
+    );
+    expect(r.all).not.toMatch(/syncbook (run|status)/);
+    expect(r.all).not.toContain("--resume");
+  }, 90_000);
 });
