@@ -684,6 +684,20 @@ export async function execute(
         next(
           `  ${STOPPED_IN_COMMIT_RESTART_WORDS}, then: syncbook run ${runTarget(loaded, kept.vars)} ${STOPPED_IN_COMMIT_RESTART.args}${kept.masked ? MASKED_VAR_NOTE : ""} (${STOPPED_IN_COMMIT_AGAIN}); ${STOPPED_IN_COMMIT_ONLY_IF}: syncbook run ${target} ${STOPPED_IN_COMMIT_RESUME.args}`,
         );
+      } else if (result.refused === "fleet-identity" && !acted && !result.hintBeforeResume) {
+        // refused before the cutover sent anything (the step's hint says so: `identityWayOn`): a
+        // --resume refuses the corrected list, and a run that sent nothing has nothing to go on
+        // with; the same command again, every --var kept (a review: "resume with … --resume" here)
+        const kept = wayOnVarsKept(loaded, how.resume);
+        const again = [
+          ...(flags.newCutover ? ["--new-cutover"] : []),
+          ...(flags.from !== undefined ? ["--from", flags.from] : []),
+          ...(flags.to !== undefined ? ["--to", flags.to] : []),
+          ...(how.onlyArg !== undefined ? ["--only", how.onlyArg] : []),
+        ];
+        next(
+          `  once the hint above is done, start it again: syncbook run ${runTarget(loaded, kept.vars)}${again.length ? ` ${shellCommand(again)}` : ""}${kept.masked ? MASKED_VAR_NOTE : ""}`,
+        );
       } else if (result.refused === "fleet-idle")
         // --resume would send the same start to the same fleet: what the fleet and the journal show is the way on
         next(`  see the fleet and what this runbook's journal did: syncbook status ${runbookArg(loaded)}`);

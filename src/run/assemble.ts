@@ -273,10 +273,18 @@ export function assembleRun(opts: RunOptions): AssembledRun {
   if (!writeStop.open && opts.resume?.memory.writesStopped && !before.length) writeStop.assumeOpen();
   writeStop.takeClosed();
   emitter.add((e) => writeStop.apply(e));
-  // the check an interlock refused last: the operator is told the way out that fits it
+  // the check an interlock refused last: the operator is told the way out that fits it. The fleet's
+  // identity, refused before a command (`checkIdentity`, a step's decision; the run-wide notes of
+  // `observeIdentity` carry no step), is one too: its way on is its own (src/cli/run.ts)
   let refused: string | undefined;
   emitter.add((e) => {
-    if (e.type === "decision" && e.kind === "interlock" && !e.ok && e.check) refused = e.check;
+    if (
+      e.type === "decision" &&
+      (e.kind === "interlock" || (e.kind === "identity" && e.index !== undefined)) &&
+      !e.ok &&
+      e.check
+    )
+      refused = e.check;
   });
   // Only a critical listener (the journal) makes the emitter throw. Whichever event it fails on
   // (a request's, a step's start, a decision), the run notes it and stops before its next request:

@@ -76,6 +76,9 @@ describe("a fleet-identity refusal", () => {
       `Nothing of this cutover has been sent yet. Correct the \`instances:\` list (every instance of this sync, and only those) or what answers at each address, then start it again: \`syncbook run ${file}\` (a \`--resume\` refuses a changed list).`,
     );
     expect(posts(ours, "start")).toEqual([0, 0]);
+    // the run's end names the same command, not the --resume that refuses the corrected list
+    expect(first.all).toContain(`\n  once the hint above is done, start it again: syncbook run ${file}\n`);
+    expect(first.all).not.toMatch(/resume with:/);
     // the list corrected: --resume refuses it, even told the runbook changed
     writeFileSync(file, right);
     const resume = await cli(["run", file, "--resume", "--allow-changed-runbook", "--renderer", "simple", "--yes"], {
