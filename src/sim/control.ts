@@ -26,7 +26,8 @@
  *   POST   /sim/instances/:i/upgrade a live upgrade now (spec progress rule 4; refused from 1.11)
  *   POST   /sim/verifier/restart     a new verifier process (after it exited, or to start over) on the
  *                                   old one's metadata: {"clean": true} (the default, --clean: dropped
- *                                   when its first check arrives) or false (that check resumes it);
+ *                                   when its first check arrives) or false (that check resumes it,
+ *                                   and reads again the DDL the old one exited on: it exits again);
  *                                   {"newMetadata": true}: an empty metadata database;
  *                                   {"namespaces": "none"}: started without --verifyAll or
  *                                   --srcNamespace ("all": with --verifyAll; default: as before);

@@ -82,6 +82,10 @@
  * verifier first started … persisted alongside the resume token so it survives restarts"): a
  * verification resumed without `--clean` goes on from them, a fresh one (`--clean`, new metadata)
  * counts from 0. DDL before a check or after the writes-off timestamp is not read (`ddl` says so).
+ * The DDL a process exits on is past the resume token it persisted (change_stream.go returns the
+ * error before its batch reaches the persistor): a verification resumed without `--clean` reads it
+ * again and exits again (under `warnMost`, a type it allows is then counted); a fresh one starts
+ * after it.
  */
 import type { ModelParams } from "./model.js";
 
@@ -230,6 +234,11 @@ export interface PersistedVerification {
   ddlDuring: number;
   /** The source DDL events counted (warnMost), persisted with the change reader's resume token. */
   srcDdl: DdlCounts;
+  /**
+   * The DDL the process exited on: past the resume token it persisted, so a change reader resumed
+   * from that token (a restart without --clean) reads it again (`Verifier.ddl`).
+   */
+  unreadDdl?: { type: SourceDdlType; count: number };
 }
 
 export interface Generation {
@@ -288,6 +297,8 @@ export class Verifier {
   #srcDdl: DdlCounts = noDdl();
   /** A DDL event read during the setup under failAll: the process exits when its change reader starts. */
   #ddlExit: string | undefined;
+  /** The DDL this process exits on (persisted as `unreadDdl`: a resumed change reader reads it again). */
+  #exitedOn: { type: SourceDdlType; count: number } | undefined;
   /** Set by a verifier-error fault: the verifier stops and reports it. */
   error: string | null = null;
   #g: Generation = emptyGen();
@@ -366,6 +377,7 @@ export class Verifier {
       issuesCounted: this.#issuesCounted,
       ddlDuring: this.ddlDuring,
       srcDdl: { ...this.#srcDdl },
+      ...(this.#exitedOn ? { unreadDdl: { ...this.#exitedOn } } : {}),
     };
   }
 
@@ -412,21 +424,35 @@ export class Verifier {
   ddl(type: SourceDdlType = "createIndexes", count = 1): { duringVerification: boolean; exit?: string } {
     if ((this.status !== "running" && this.status !== "setup") || this.finalTs) return { duringVerification: false };
     this.ddlDuring += count;
-    const skippable = (WARN_MOST_DDL as readonly string[]).includes(type);
-    if (this.ddlHandling === "warnMost" && skippable) {
-      // "Source in warnMost mode: warn and fall through to count it."
-      this.#srcDdl[type as keyof DdlCounts] += count;
-      return { duringVerification: true };
-    }
-    // change_stream.go `UnknownEventError.Error()`
-    const exit =
-      `received event with unknown optype: {"operationType": "${type}"}` +
-      (skippable ? "; to skip this event, run the verifier with `ddlHandling` set to `warnMost`" : "");
+    const exit = this.#readDdl(type, count);
+    if (exit === undefined) return { duringVerification: true };
     if (this.status === "setup") {
       this.#ddlExit ??= exit;
       return { duringVerification: true };
     }
     return { duringVerification: true, exit };
+  }
+
+  /**
+   * The change reader reads `count` DDL events of `type`: counted and skipped (warnMost, a type it
+   * allows), or the reason the process exits, and then they stay unread: the batch that holds them
+   * never reaches the persistor (migration-verifier v0.2.1 internal/verifier/change_stream.go lines
+   * 217-230 return the `UnknownEventError` before lines 262-269 send the batch and its resume
+   * token; recheck_persist.go lines 89-90 persist only a received batch's token).
+   */
+  #readDdl(type: SourceDdlType, count: number): string | undefined {
+    const skippable = (WARN_MOST_DDL as readonly string[]).includes(type);
+    if (this.ddlHandling === "warnMost" && skippable) {
+      // "Source in warnMost mode: warn and fall through to count it."
+      this.#srcDdl[type as keyof DdlCounts] += count;
+      return undefined;
+    }
+    this.#exitedOn ??= { type, count };
+    // change_stream.go `UnknownEventError.Error()`
+    return (
+      `received event with unknown optype: {"operationType": "${type}"}` +
+      (skippable ? "; to skip this event, run the verifier with `ddlHandling` set to `warnMost`" : "")
+    );
   }
 
   /**
@@ -464,6 +490,14 @@ export class Verifier {
         // the change reader's counts, loaded with its resume token (change_reader.go `loadResumeToken`)
         // (and the events read during this setup on top)
         for (const k of WARN_MOST_DDL) this.#srcDdl[k] += r.srcDdl[k];
+        // the DDL the old process exited on is past that token: read again (change_stream.go lines
+        // 383-411 `createChangeStream`: "Starting change stream from persisted resume token.",
+        // `SetStartAfter(resumetoken)`), under this process's --ddlHandling; only --clean (check.go
+        // lines 190-196 drop the metadata, the token with it) or new metadata starts after it
+        if (r.unreadDdl) {
+          const again = this.#readDdl(r.unreadDdl.type, r.unreadDdl.count);
+          if (again !== undefined) this.#ddlExit ??= again;
+        }
       } else {
         this.generation = 0;
         this.#issuesCounted = inputs.issues(this.t);

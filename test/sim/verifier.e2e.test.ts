@@ -1192,6 +1192,71 @@ describe("verifier: DDL on the source (verifierDdlHandling)", () => {
     expect(sim.control.state().verifier).toMatchObject({ ddlHandling: "failAll" });
   });
 
+  // migration-verifier v0.2.1: the UnknownEventError returns before its batch (and resume token) reaches
+  // the persistor (change_stream.go lines 217-230, 262-269), and a restart without --clean starts its
+  // change stream after the persisted token (lines 383-411): it reads that DDL again
+  // the verifier's port is closed once it exited: restarted through an instance's control API
+  const restartGone = (s: Simulator, body: unknown) =>
+    call(`${s.instances[0]!.url}/sim/verifier/restart`, "POST", body);
+
+  it("failAll: a restart without --clean reads the DDL it exited on again and exits again; --clean starts after it", async () => {
+    sim = await frozen();
+    await toCea(sim);
+    await checkAndSetUp(sim);
+    expect(sim.control.ddl({ type: "createIndexes" })).toEqual({ duringVerification: true });
+    const EXIT =
+      'received event with unknown optype: {"operationType": "createIndexes"}; to skip this event, run the verifier with `ddlHandling` set to `warnMost`';
+    expect(sim.control.state().verifier.exited).toBe(EXIT);
+    // resumed: the same DDL, at the end of its check's setup
+    for (let k = 0; k < 2; k++) {
+      expect((await restartGone(sim, { clean: false })).json).toEqual({ success: true });
+      expect(sim.control.state().verifier).toMatchObject({ exited: null, holds: true });
+      await checkAndSetUp(sim);
+      expect(sim.control.state().verifier).toMatchObject({ resumed: true, exited: EXIT });
+      await refused(verifierProgress(sim));
+    }
+    // resumed under warnMost: read again, counted and skipped (the way its error suggests)
+    expect((await restartGone(sim, { clean: false, ddlHandling: "warnMost" })).json).toEqual({ success: true });
+    await checkAndSetUp(sim);
+    expect(sim.control.state().verifier).toMatchObject({ resumed: true, exited: null });
+    expect((await verifierProgress(sim)).srcChangeStats.eventCounts.createIndexes).toBe(1);
+    // --clean under failAll: the metadata (the token with it) dropped, the DDL is not read again
+    expect((await restartGone(sim, { clean: true, ddlHandling: "failAll" })).json).toEqual({ success: true });
+    await checkAndSetUp(sim);
+    sim.control.advance(5);
+    expect(sim.control.state().verifier).toMatchObject({ resumed: false, exited: null, ddlHandling: "failAll" });
+    expect((await verifierProgress(sim)).srcChangeStats.eventCounts.createIndexes).toBe(0);
+  });
+
+  it("failAll: DDL read during the setup, then exited on: a resumed check's setup meets it again", async () => {
+    sim = await frozen();
+    await toCea(sim);
+    expect((await check(sim)).json).toEqual({ success: true });
+    expect(sim.control.ddl({ type: "modify" })).toEqual({ duringVerification: true });
+    sim.control.advance(1);
+    const EXIT = /^received event with unknown optype: \{"operationType": "modify"\}; to skip/;
+    expect(sim.control.state().verifier.exited).toMatch(EXIT);
+    expect((await restartGone(sim, { clean: false })).json).toEqual({ success: true });
+    await checkAndSetUp(sim);
+    expect(sim.control.state().verifier).toMatchObject({ resumed: true, exited: expect.stringMatching(EXIT) });
+  });
+
+  it("warnMost: a drop it exited on is met again by a resumed check (still no count); new metadata starts after it", async () => {
+    sim = await frozen({ verifierDdlHandling: "warnMost" });
+    await toCea(sim);
+    await checkAndSetUp(sim);
+    expect(sim.control.ddl({ type: "drop" })).toEqual({ duringVerification: true });
+    const EXIT = 'received event with unknown optype: {"operationType": "drop"}';
+    expect(sim.control.state().verifier.exited).toBe(EXIT);
+    expect((await restartGone(sim, { clean: false })).json).toEqual({ success: true });
+    await checkAndSetUp(sim);
+    expect(sim.control.state().verifier).toMatchObject({ resumed: true, exited: EXIT });
+    expect((await restartGone(sim, { newMetadata: true })).json).toEqual({ success: true });
+    await checkAndSetUp(sim);
+    sim.control.advance(5);
+    expect(sim.control.state().verifier).toMatchObject({ resumed: false, exited: null });
+  });
+
   it("the option and the control body are checked", async () => {
     await expect(frozen({ verifierDdlHandling: "sometimes" as "warnMost" })).rejects.toThrow(
       /verifierDdlHandling must be one of failAll, warnMost/,
