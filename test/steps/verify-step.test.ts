@@ -1228,9 +1228,11 @@ describe("beginCheck: change event application first (before it a check finds co
       { signal: c.signal },
     );
     const e = await failure(s.run());
+    // the reads failed (refused) until the limit: said so, with their way on, not "no answer yet"
     expect(e.message).toBe(
-      "timed out after 4s waiting for the verifier's progress before its check: verifier: progress answered (now no answer yet)",
+      `timed out after 4s waiting for the verifier's progress before its check: the verifier has failed for 100ms: ${VERIFIER_URL}: progress failed: connection refused (ECONNREFUSED)`,
     );
+    expect(e.hint).toMatch(/^The verifier is not running \(it exits after a failed check/);
   });
 
   it("the step's time limit while the check does not show: said with the last progress", async () => {
@@ -2037,6 +2039,109 @@ describe("VerifierReader: a gone verifier fails fast, a slow one is waited for",
     const s = reader({ progress: [CHECKING] }, 500, c.signal);
     await expect(s.r.read(c.signal)).rejects.toBe(stop);
     expect(s.logs()).toEqual([]);
+  });
+
+  // a check of this cutover went to it: DDL on the source under the default --ddlHandling failAll
+  // is a cause (the verifier exits), and a restart without --clean meets it again (migration-verifier
+  // v0.2.1 internal/verifier/change_stream.go lines 217-230 and 383-411)
+  const CAUSES =
+    'The verifier is not running: it exits on any DDL on the source under its default --ddlHandling failAll (its log then shows "Fatal error." with the error "received event with unknown optype: …"), on a failed check (e.g. a collection that exists only on the source), or on a second operational request while one is handled.';
+  const AGAIN =
+    "restarted without --clean, it resumes its change stream from the resume token it saved before that DDL, reads it again and exits again";
+  const GONE = (target: string) =>
+    `${CAUSES} Read its log. With no more DDL run on the source, restart the verifier with --clean (or on a new metadata database): ${AGAIN}. Not with --ddlHandling warnMost, which that error suggests: this cutover refuses a result that skipped DDL. Then \`syncbook run ${target} --resume\`: this step sends a new check, which compares every collection as it is now.`;
+  const NOT_RUNNING =
+    "The verifier is not running (it exits after a failed check, e.g. a collection that exists only on the source, or after two operational requests at once). Read its log, restart it, then run again with --resume: a restarted verifier gets a new check.";
+
+  it.each(["refused", "reset"] as const)(
+    "%s after a check of this cutover: the hint names DDL under failAll, the --clean restart and the full --resume",
+    async (read) => {
+      const s = reader({ progress: [read] });
+      s.ctx.run.memory.verifier.check = { answered: "unknown", at: 0 };
+      Object.assign(s.ctx.run, { target: "rb.yaml --var env=prod" });
+      await s.readAll(5);
+      const e = await failure(s.r.read(s.ctx.signal));
+      expect(e.message).toMatch(/^the verifier has failed for 500ms: /);
+      expect(e.hint).toBe(GONE("rb.yaml --var env=prod"));
+      expect(e.beforeResume).toBe(true);
+    },
+  );
+
+  it("gone after a check, in a rehearsal: the same causes, no `syncbook run` (pasted, it acts on the real fleet)", async () => {
+    const s = reader({ progress: ["refused"] });
+    s.ctx.run.memory.verifier.check = { answered: "ok", at: 0 };
+    Object.assign(s.ctx.run, { mode: "rehearse" });
+    await s.readAll(5);
+    const e = await failure(s.r.read(s.ctx.signal));
+    expect(e.hint).toBe(
+      `${CAUSES} The rehearsal's verdict says why the simulator's verifier exited. A real verifier is restarted with --clean (${AGAIN}), and not with --ddlHandling warnMost; here, remove the cause, then rehearse again.`,
+    );
+    expect(e.hint).not.toMatch(/syncbook run|--resume/);
+  });
+
+  it("gone before any check of this cutover: not running, nothing of DDL", async () => {
+    const s = reader({ progress: ["refused"] });
+    await s.readAll(5);
+    expect((await failure(s.r.read(s.ctx.signal))).hint).toBe(NOT_RUNNING);
+  });
+
+  it("the step's time limit while reads fail: that failure and its way on, not a wait's", async () => {
+    const c = new AbortController();
+    const s = reader({ progress: [CHECKING, "refused"] }, 60_000, c.signal);
+    s.ctx.run.memory.verifier.check = { answered: "ok", at: 0 };
+    await s.readAll(4);
+    expect(s.r.outOfTime("the verifier to finish")).toBeUndefined();
+    c.abort(new StepTimeout(30_000));
+    const e = s.r.outOfTime("the verifier to finish")!;
+    expect(e).toBeInstanceOf(StepFailure);
+    // failing since the second read (+200), now +400
+    expect(e.message).toBe(
+      `timed out after 30s waiting for the verifier to finish: the verifier has failed for 200ms: ${REFUSED}`,
+    );
+    expect(e.reason).toBe("timeout");
+    expect(e.beforeResume).toBe(true);
+    expect(e.hint).toBe(GONE("rb.yaml"));
+    // before any check: the reads' other ways on
+    delete s.ctx.run.memory.verifier.check;
+    expect(s.r.outOfTime("x")!.hint).toBe(NOT_RUNNING);
+  });
+
+  it("the step's time limit: no failure of its own when reads answer, are only slow, or when interrupted", async () => {
+    const timedOut = new AbortController();
+    timedOut.abort(new StepTimeout(1000));
+    const answers = reader({ progress: ["refused", CHECKING] }, 60_000, timedOut.signal);
+    await answers.r.read(new AbortController().signal);
+    await answers.r.read(new AbortController().signal);
+    expect(answers.r.outOfTime("x")).toBeUndefined();
+    const slow = reader({ progress: ["timeout"] }, 60_000, timedOut.signal);
+    await slow.r.read(new AbortController().signal);
+    expect(slow.r.outOfTime("x")).toBeUndefined();
+    const stopped = new AbortController();
+    stopped.abort(new Error("interrupted"));
+    const failing = reader({ progress: ["refused"] }, 60_000, stopped.signal);
+    await failing.r.read(new AbortController().signal);
+    expect(failing.r.outOfTime("x")).toBeUndefined();
+  });
+
+  it("through the step: its time limit while the verifier refuses after writesOff names the --clean restart", async () => {
+    const c = new AbortController();
+    const s = setup(
+      {
+        progress: (st) => {
+          if (st.n === 4) c.abort(new StepTimeout(5000));
+          return st.n < 2 ? CHECKING : "refused";
+        },
+      },
+      { signal: c.signal, memory: accepted() },
+    );
+    const e = await failure(s.run());
+    // writesOff accepted, then the result awaited: refused from the third read on
+    expect(e.message).toBe(
+      `timed out after 5s waiting for the verifier to finish: the verifier has failed for 200ms: ${REFUSED}`,
+    );
+    expect(e.reason).toBe("timeout");
+    expect(e.hint).toBe(GONE("rb.yaml"));
+    expect(e.hint).not.toContain("waits again");
   });
 
   it("through the step: giveUpAfter in runbook time (scaled), the default a minute", async () => {

@@ -35,7 +35,7 @@ import { instanceLabel } from "../../events.js";
 import type { FailingCondition } from "../../fleet/index.js";
 import { durationOr, formatDuration } from "../../runbook/index.js";
 import type { Duration } from "../../runbook/types.js";
-import { StepFailure, type StepContext, type VerifierAsk } from "./context.js";
+import { StepFailure, StepTimeout, type RunContext, type StepContext, type VerifierAsk } from "./context.js";
 import { poll, pollResult } from "./poll.js";
 import { RECHECK_WARN_MS, watchRechecks, writingInstances } from "./rechecks.js";
 import type { FleetSnapshot } from "../../fleet/index.js";
@@ -134,6 +134,31 @@ export function verifierTools(ctx: StepContext, body: VerificationBody): Verifie
 }
 
 /**
+ * The way on once the verifier stopped answering (refused, cut) after a check of this cutover went
+ * to it. Its log says why, and syncbook cannot read it, so the causes are named, not told apart;
+ * DDL on the source is one (migration-verifier v0.2.1 README: "Under `failAll` any DDL change
+ * events will crash the verifier"; internal/verifier/check.go lines 53-58 log the check's error,
+ * change_stream.go line 47's "received event with unknown optype: …", as "Fatal error." and exit).
+ * The restart is with --clean whatever the cause: after DDL a restart without it crashes again,
+ * as its change stream starts after the persisted resume token (change_stream.go lines 383-411),
+ * which precedes that DDL (lines 217-230 return before lines 262-269 hand its batch and token to
+ * the persistor); --clean drops the metadata, the token with it (check.go lines 190-196). The
+ * source does not say a clean restart is needed for the other causes; it fails safe there too (a
+ * fresh verification, from generation 0). Not with warnMost, which the error suggests: this cutover
+ * refuses a result that skipped DDL (earned.ts `skippedSourceDdl`). A rehearsal names no `syncbook
+ * run`: pasted, it would act on the runbook's real fleet.
+ */
+export function verifierGoneHint(run: Pick<RunContext, "target" | "mode">): string {
+  const causes =
+    'The verifier is not running: it exits on any DDL on the source under its default --ddlHandling failAll (its log then shows "Fatal error." with the error "received event with unknown optype: …"), on a failed check (e.g. a collection that exists only on the source), or on a second operational request while one is handled.';
+  const again =
+    "restarted without --clean, it resumes its change stream from the resume token it saved before that DDL, reads it again and exits again";
+  if (run.mode === "rehearse")
+    return `${causes} The rehearsal's verdict says why the simulator's verifier exited. A real verifier is restarted with --clean (${again}), and not with --ddlHandling warnMost; here, remove the cause, then rehearse again.`;
+  return `${causes} Read its log. With no more DDL run on the source, restart the verifier with --clean (or on a new metadata database): ${again}. Not with --ddlHandling warnMost, which that error suggests: this cutover refuses a result that skipped DDL. Then \`syncbook run ${run.target} --resume\`: this step sends a new check, which compares every collection as it is now.`;
+}
+
+/**
  * Reads the verifier's progress. A read that fails is `undefined` (said once per kind of
  * failure); failures that last `giveUpMs` throw a StepFailure with what was seen. A request
  * timeout is not a failure: progress waits while a check sets itself up.
@@ -155,6 +180,8 @@ export class VerifierReader {
   #failingSince: number | undefined;
   // Stryker disable next-line StringLiteral: equivalent: any failure's message differs from "" and from a mutant's text alike, so the first is said either way
   #problem = "";
+  /** The last failed read's error (its kind chooses the way on). */
+  #lastError: unknown;
   #slowSaid = false;
   #oldSaid = false;
   /** When the verifier last answered progress, and in which phase (none yet: undefined). */
@@ -252,19 +279,41 @@ export class VerifierReader {
         message: `verifier progress: ${problem}; giving up after ${formatDuration(this.giveUpMs)} of failures`,
       });
     this.#problem = problem;
+    this.#lastError = err;
     this.#failingSince ??= now;
-    if (now - this.#failingSince >= this.giveUpMs) {
-      const gone = err instanceof TransportError && (err.code === "connect" || err.code === "network");
+    if (now - this.#failingSince >= this.giveUpMs)
       throw new StepFailure(`the verifier has failed for ${formatDuration(now - this.#failingSince)}: ${problem}`, {
         beforeResume: true,
-        hint: gone
-          ? "The verifier is not running (it exits after a failed check, e.g. a collection that exists only on the source, or after two operational requests at once). Read its log, restart it, then run again with --resume: a restarted verifier gets a new check."
-          : err instanceof ServiceError
-            ? "The verifier cannot read its own progress (its metadata database?): read its log. Run again with --resume once it answers: nothing is sent twice."
-            : "Something other than the verifier answers at the runbook's `verifier:` URL, or it is failing: check the URL and its log.",
+        hint: this.#wayOn(err),
       });
-    }
     return undefined;
+  }
+
+  /**
+   * The step's time limit came while reads fail (refused, cut, `{"error"}`; slow answers are no
+   * failure): that failure, with its way on, rather than a wait's "once they are ready, … waits
+   * again" (a verifier that exited answers no more however long the step waits). Else undefined.
+   */
+  outOfTime(what: string): StepFailure | undefined {
+    const reason: unknown = this.ctx.signal.reason;
+    if (!(reason instanceof StepTimeout) || this.#failingSince === undefined) return undefined;
+    return new StepFailure(
+      `timed out after ${reason.limitText} waiting for ${what}: the verifier has failed for ${formatDuration(Date.now() - this.#failingSince)}: ${this.#problem}`,
+      { reason: "timeout", beforeResume: true, hint: this.#wayOn(this.#lastError) },
+    );
+  }
+
+  /** What to do about reads that keep failing with `err`. */
+  #wayOn(err: unknown): string {
+    const gone = err instanceof TransportError && (err.code === "connect" || err.code === "network");
+    if (gone)
+      // a check of this cutover went to it: its change readers run, and DDL on the source is a cause
+      return this.ctx.run.memory.verifier.check !== undefined
+        ? verifierGoneHint(this.ctx.run)
+        : "The verifier is not running (it exits after a failed check, e.g. a collection that exists only on the source, or after two operational requests at once). Read its log, restart it, then run again with --resume: a restarted verifier gets a new check.";
+    return err instanceof ServiceError
+      ? "The verifier cannot read its own progress (its metadata database?): read its log. Run again with --resume once it answers: nothing is sent twice."
+      : "Something other than the verifier answers at the runbook's `verifier:` URL, or it is failing: check the URL and its log.";
   }
 }
 
@@ -294,7 +343,7 @@ async function watch<R>(
     return pollResult(r).done;
   } catch (err) {
     if (!ctx.signal.aborted) throw err;
-    throw abortReason(ctx, failing(), { describe: what });
+    throw t.reader.outOfTime(what) ?? abortReason(ctx, failing(), { describe: what });
   }
 }
 
