@@ -427,9 +427,8 @@ export function formatStatus(st: Status): string[] {
         `  verification: ${
           j.verifier.verified
             ? `verified (a verify step passed on this cutover's result${j.verifier.filter !== undefined ? `; ${filteredWords(j.verifier.filter)}` : ""})`
-            : j.verifier.reversed !== undefined
-              ? verificationText(verification(false, [], j.verifier.reversed))
-              : "not verified (no verify step passed on this cutover's result)"
+            : // the one rule's why (src/run/status.ts), as the report and the watch page say it
+              verificationText({ verified: false, why: j.verifier.why })
         }`,
       );
     if (j.notifications) {

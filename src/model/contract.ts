@@ -315,6 +315,11 @@ export interface CutoverModel {
     /** A reverse was sent since the verification began (its step id): the verification no longer counts. */
     verificationReversed?: string;
     /**
+     * The last `verify` step of the runs that count failed (src/model/verify-failed.ts): its `step`
+     * (from 1), `id` and `error`; the why of "not verified" names it (earned.ts `verification`).
+     */
+    verifyFailed?: { step: number; id: string; error?: string };
+    /**
      * A reverse sent since the last that took effect whose step has not ended ok, and which may have
      * reached these instances (accepted, or no usable answer: a runner killed with it on its way):
      * the sync may run either way now, `committed` notwithstanding; only the fleet can say.

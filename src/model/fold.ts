@@ -19,6 +19,7 @@ import { deliveryReport } from "../plugin/deliveries.js";
 import { classifyAnswer, cutoverValuesOfStarted, type Answer } from "../journal/state.js";
 import { decidedVars, wayOnVars } from "../next-run.js";
 import { WindowTracker, isJournalHeader, type WindowKindTraits } from "../fleet/window.js";
+import { VerifyFailedTracker } from "./verify-failed.js";
 import { calledOff } from "../writes-words.js";
 import {
   MODEL_VERSION,
@@ -71,6 +72,8 @@ const LAG_TREND_NOISE_S = 1;
 export class CutoverFold {
   readonly #opts: FoldOptions;
   readonly #window: WindowTracker;
+  /** The last verify step's failure in the runs that count: the run's end folds the same (src/run/assemble.ts). */
+  readonly #verifyFailed: VerifyFailedTracker;
   readonly #runs: ModelRun[] = [];
   readonly #gaps: ModelGap[] = [];
   readonly #steps = new Map<number, ModelStep>();
@@ -142,6 +145,7 @@ export class CutoverFold {
   constructor(opts: FoldOptions) {
     this.#opts = opts;
     this.#window = new WindowTracker(opts.traits);
+    this.#verifyFailed = new VerifyFailedTracker(opts.traits);
   }
 
   /** The first process's index: as the last run said (one instance: it), else as the fold was told. */
@@ -283,6 +287,7 @@ export class CutoverFold {
       this.#journalAt++;
     }
     this.#window.apply(e);
+    this.#verifyFailed.apply(e);
     const cur = this.run;
     // a resume's journal header is the next runner's, not a sign of life of this one
     if (cur && e.type !== "run.started" && !isJournalHeader(e)) cur.lastAt = Math.max(cur.lastAt, e.at);
@@ -786,6 +791,7 @@ export class CutoverFold {
         ...(this.#reversed !== undefined ? { reversed: { ...this.#reversed } } : {}),
         ...(this.#verified !== undefined ? { verified: { ...this.#verified } } : {}),
         ...(this.#verificationReversed !== undefined ? { verificationReversed: this.#verificationReversed } : {}),
+        ...(this.#verifyFailed.failed !== undefined ? { verifyFailed: this.#verifyFailed.failed } : {}),
         ...this.#reverseInDoubt(),
       },
       runs: this.#runs.map((r) => ({ ...r })),

@@ -14,7 +14,7 @@ import type { ProgressSample, Report, ReportPrompt, ReportRequest, ReportRun, Re
 import { describeVersionSeen } from "./service-version.js";
 import { ganttChart, lineChart, seriesColor, type ChartMarker, type ChartSeries } from "./svg.js";
 import { SHARE_WORDS, WINDOW_SHARES, describeWindow, type WindowShare } from "../fleet/window.js";
-import { filteredWords, opensWriteStop } from "../steps/index.js";
+import { filteredWords, opensWriteStop, verificationText } from "../steps/index.js";
 import { nextAfterFailedUndo, writesStillStopped, type UndoLeftStopped } from "../ui/format.js";
 import { runbookArg } from "../next-run.js";
 import { COMMIT_IN_DOUBT_WORDS, abortWords, reverseInDoubtWords, runEndWords } from "../writes-words.js";
@@ -370,7 +370,9 @@ function facts(report: Report): string {
       `${report.instances.length}: ${report.instances.map((i) => (i.name ? `${i.name} (${i.url})` : i.url)).join(", ")}`,
     ],
     ["verifier", report.verifier ?? "–"],
-    ["verification", verification(report)],
+    // verified or why not in the words every output uses: a FAILED AFTER COMMIT banner says neither
+    ["verification", verificationText(report.verification)],
+    ["verifier's last sample", verifierSample(report)],
     ["write-stop window", w ? windowLine(w) : "writes were not stopped by this runbook's steps"],
     [
       "requests",
@@ -383,7 +385,7 @@ function facts(report: Report): string {
 }
 
 /** The verifier's last sample: its phase, generation, documents compared of the total and the counters that judge it. */
-function verification(report: Report): string {
+function verifierSample(report: Report): string {
   const last = report.verifierSamples.at(-1);
   if (!last) return "–";
   const parts = [`phase ${last.phase ?? "?"}`];
@@ -398,7 +400,7 @@ function verification(report: Report): string {
   for (const k of ["failedTasks", "metadataMismatchTasks"])
     if (last.counters[k] !== undefined) parts.push(`${k} ${last.counters[k]}`);
   if (last.error) parts.push(`error ${last.error}`);
-  return `${parts.join(", ")} (last sample)`;
+  return parts.join(", ");
 }
 
 const SHARE_COLOR: Record<WindowShare, string> = {

@@ -507,8 +507,10 @@ export class ReportBuilder {
       model.cutover.verificationReversed,
       model.windows.at(-1)?.stoppedInCommit,
       earned?.filter,
+      model.cutover.verifyFailed,
     );
-    if (!v.verified) return { verified: false, why: v.why };
+    // the why may quote a verify step's error: userinfo stripped again, as the steps' errors are
+    if (!v.verified) return { verified: false, why: stripUserinfo(v.why) };
     return {
       verified: true,
       ...(v.filter !== undefined ? { filter: v.filter } : {}),

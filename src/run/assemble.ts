@@ -43,6 +43,7 @@ import {
   type EarlierHooks,
 } from "../steps/index.js";
 import { createEmitter, type Emitter } from "./emitter.js";
+import { VerifyFailedTracker, type VerifyFailed } from "../model/verify-failed.js";
 import type { CarriedCommand, CriticalListener, Emit, RunEvent, RunEventOf, RunListener } from "../events.js";
 import { directionBefore, instanceTargets, planSteps, stepRange, type PlannedStep } from "./plan.js";
 import { forcedReport } from "./unwind.js";
@@ -245,6 +246,8 @@ export interface AssembledRun {
   journalError: () => unknown;
   /** The check an interlock refused last. */
   refused: () => string | undefined;
+  /** The last verify step's failure in the runs that count (src/model/verify-failed.ts): the run's end names it. */
+  verifyFailed: () => VerifyFailed | undefined;
 }
 
 export function assembleRun(opts: RunOptions): AssembledRun {
@@ -273,6 +276,11 @@ export function assembleRun(opts: RunOptions): AssembledRun {
   if (!writeStop.open && opts.resume?.memory.writesStopped && !before.length) writeStop.assumeOpen();
   writeStop.takeClosed();
   emitter.add((e) => writeStop.apply(e));
+  // the last verify step's failure, by the read model's own fold of it: the run's end names it in
+  // "not verified" as the report and the watch page do
+  const verifyFailed = new VerifyFailedTracker(traitsOf);
+  for (const e of before) verifyFailed.apply(e);
+  emitter.add((e) => verifyFailed.apply(e));
   // the check an interlock refused last: the operator is told the way out that fits it. The fleet's
   // identity, refused before a command (`checkIdentity`, a step's decision; the run-wide notes of
   // `observeIdentity` carry no step), is one too: its way on is its own (src/cli/run.ts)
@@ -539,6 +547,7 @@ export function assembleRun(opts: RunOptions): AssembledRun {
     run,
     journalError: () => journalError,
     refused: () => refused,
+    verifyFailed: () => verifyFailed.failed,
   };
 }
 

@@ -113,6 +113,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     run,
     journalError,
     refused,
+    verifyFailed,
   } = assembleRun(opts);
 
   say("run.started", {
@@ -416,6 +417,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
     memory.verifier.reversed,
     run.window.stoppedInCommit(),
     memory.verifier.filter,
+    verifyFailed(),
   );
   // the cutover, not only this run: its time across runs, its write-stop window (folded from the
   // earlier runs' events and this run's), and writes left stopped, said in words by every output

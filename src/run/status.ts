@@ -278,6 +278,11 @@ export interface JournalStatus {
     reversed?: string;
     /** The verification's check went with this filter (JSON): it checks only the documents it matches. */
     filter?: string;
+    /**
+     * Why it is not verified, by the one rule (src/steps/kit/earned.ts `verification`, as the report
+     * and the watch page ask it): the last verify step's failure named (src/model/verify-failed.ts).
+     */
+    why?: string;
   };
   /**
    * The last stopWrites hook started and never ended (its runner killed in it): it may have stopped
@@ -1144,7 +1149,15 @@ async function readJournalStatus(
         : {}),
     };
   const v = state.verifier;
-  if (v && (v.restarts || v.oldRelease || v.refused !== undefined || v.verified || v.baseline || v.reversed))
+  if (v && (v.restarts || v.oldRelease || v.refused !== undefined || v.verified || v.baseline || v.reversed)) {
+    const said = verification(
+      v.verified !== undefined,
+      model.steps.map((s) => s.kind),
+      v.reversed,
+      w?.stoppedInCommit,
+      v.filter,
+      model.cutover.verifyFailed,
+    );
     out.verifier = {
       restarts: v.restarts ?? 0,
       oldRelease: v.oldRelease === true,
@@ -1152,7 +1165,9 @@ async function readJournalStatus(
       verified: v.verified !== undefined,
       ...(v.reversed !== undefined ? { reversed: v.reversed } : {}),
       ...(v.filter !== undefined ? { filter: v.filter } : {}),
+      ...(said.verified ? {} : { why: named.redact(said.why) }),
     };
+  }
   // the reader counts writes as not stopped once an undo started (safe for --resume, which stops
   // them again); for the operator an undo that never succeeded means the application is still down
   const stop = state.hooksRan

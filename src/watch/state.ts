@@ -113,6 +113,7 @@ function verdict(m: CutoverModel): WatchState["verification"] {
     m.cutover.verificationReversed,
     m.windows.at(-1)?.stoppedInCommit,
     m.cutover.verified?.filter,
+    m.cutover.verifyFailed,
   );
   return { ...v, text: verificationText(v) };
 }

@@ -265,7 +265,13 @@ describe("syncbook status --json", () => {
       result: false,
       why: "no check of this cutover's reached the verifier (a `startVerification` or `verify` step sends it)",
     });
-    expect(st.journal.verifier).toEqual({ restarts: 1, oldRelease: true, verified: false });
+    // why not verified, by the one rule the report and the watch page ask (earned.ts `verification`)
+    expect(st.journal.verifier).toEqual({
+      restarts: 1,
+      oldRelease: true,
+      verified: false,
+      why: "the runbook has no `verify` step",
+    });
     const text = await cli(["status", g.file, "--journal-dir", g.journals], { cwd: g.dir });
     expect(text.stdout).toMatch(
       /\n {2}idle at generation 0 with tasks: a process whose metadata holds an earlier verification/,

@@ -511,6 +511,69 @@ describe("the runs that count: the last that is not a --resume, and what it carr
   });
 });
 
+// the report and the watch page said "no `verify` step passed" alone where the verify step had
+// refused the result (the verifier skipped DDL on the source): the model keeps the last verify
+// step's failure (src/model/verify-failed.ts), which the one rule names (earned.ts `verification`)
+describe("the last verify step's failure (cutover.verifyFailed)", () => {
+  const VERIFY = { index: 4, id: "verify", kind: "verify", title: "verify" };
+  const ERROR = "not verified: the verifier skipped DDL on the source (createIndexes 1; --ddlHandling warnMost)";
+  const failedRun = () => {
+    const s = stream();
+    const f = new CutoverFold({ traits: traitsOf });
+    const apply = <K extends RunEventType>(t: number, type: K, payload: RunEventMap[K]) =>
+      f.apply(s.at(t, type, payload));
+    apply(0, "run.started", started("run"));
+    // another step's failure is not the verify step's
+    apply(1, "step.started", STEPS[2]!);
+    apply(2, "step.finished", { index: 2, id: "hold", outcome: "failed", durationMs: 1, error: "the hook failed" });
+    expect(f.view().cutover.verifyFailed).toBeUndefined();
+    apply(10, "step.started", VERIFY);
+    apply(11, "verifier.baseline", { index: 4, id: "verify", progress: {} } as never);
+    apply(20, "step.finished", { index: 4, id: "verify", outcome: "failed", durationMs: 10, error: ERROR });
+    expect(f.view().cutover.verifyFailed).toEqual({ step: 5, id: "verify", error: ERROR });
+    apply(30, "run.finished", { outcome: "failed", exitCode: 1, committed: true, durationMs: 30 });
+    return { f, apply };
+  };
+
+  it("kept across a --resume until its verify step starts again; an end other than failed names nothing", () => {
+    const r = failedRun();
+    r.apply(100, "run.started", started("resume"));
+    expect(r.f.view().cutover.verifyFailed).toEqual({ step: 5, id: "verify", error: ERROR });
+    r.apply(110, "step.started", VERIFY);
+    expect(r.f.view().cutover.verifyFailed).toBeUndefined();
+    r.apply(120, "step.finished", { index: 4, id: "verify", outcome: "interrupted", durationMs: 10 });
+    expect(r.f.view().cutover.verifyFailed).toBeUndefined();
+    // no error journaled: the step alone
+    r.apply(130, "step.started", VERIFY);
+    r.apply(140, "step.finished", { index: 4, id: "verify", outcome: "failed", durationMs: 10 });
+    expect(r.f.view().cutover.verifyFailed).toEqual({ step: 5, id: "verify" });
+  });
+
+  it("ended by a new verification, a verify that passed, or a run that is not a --resume", () => {
+    const baseline = failedRun();
+    baseline.apply(100, "verifier.baseline", { index: 1, id: "check", progress: {} } as never);
+    expect(baseline.f.view().cutover.verifyFailed).toBeUndefined();
+    const passed = failedRun();
+    passed.apply(100, "verifier.verified", {
+      index: 4,
+      id: "verify",
+      progress: { generation: 3 },
+      writesOffGeneration: 2,
+    } as never);
+    expect(passed.f.view().cutover.verifyFailed).toBeUndefined();
+    const from = failedRun();
+    from.apply(100, "run.started", started("run"));
+    expect(from.f.view().cutover.verifyFailed).toBeUndefined();
+  });
+
+  it("the view is a copy", () => {
+    const r = failedRun();
+    const v = r.f.view().cutover.verifyFailed!;
+    v.error = "changed";
+    expect(r.f.view().cutover.verifyFailed?.error).toBe(ERROR);
+  });
+});
+
 // the watch's own reads of a runbook's fleet, before any run (no run.started): the page's canWrite
 // column showed nothing for the first process, whose canWrite alone is valid
 describe("the first process where no run says it (FoldOptions.canWriteFrom)", () => {

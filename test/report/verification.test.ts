@@ -12,6 +12,7 @@ import type { RunEvent, RunEventOf } from "../../src/events.js";
 import type { VerifierProgress } from "../../src/api/index.js";
 import type { VerifierMemory } from "../../src/api/verifier-memory.js";
 import { synthRun } from "../support/report-fixture.js";
+import { escapeXml as esc } from "../../src/text.js";
 
 const STATUS = {
   totalTasks: 6,
@@ -50,7 +51,7 @@ describe("the report's verifier samples", () => {
       counters: { metadataMismatchTasks: 4, failedTasks: 0 },
     });
     expect(renderHtml(report)).toContain(
-      "<dt>verification</dt><dd>phase idle, generation 2, 1200 of 1500 docs to recheck compared (this generation only, not a total; generation 0 compared 1048576 of about 1048576), failedTasks 0, metadataMismatchTasks 4 (last sample)</dd>",
+      "<dt>verifier&#39;s last sample</dt><dd>phase idle, generation 2, 1200 of 1500 docs to recheck compared (this generation only, not a total; generation 0 compared 1048576 of about 1048576), failedTasks 0, metadataMismatchTasks 4</dd>",
     );
   });
 
@@ -179,5 +180,46 @@ describe("a run after a verified, committed one: it counts what it carried, noth
     const r = second({ mode: "resume" }, { committed: true, verified: true });
     expect(r.verification).toMatchObject({ verified: true, step: "verify" });
     expect(r.committed).toBe(true);
+  });
+});
+
+// the report said "no `verify` step passed on this cutover's verification result" alone where the
+// verify step had refused the result (the verifier skipped DDL on the source): its why names that
+// step's failure (src/model/verify-failed.ts), in every writer, userinfo stripped as the steps' are
+describe("a verify step that failed: the report says why the cutover is not verified", () => {
+  const ERROR =
+    "not verified: the verifier skipped DDL on the source (createIndexes 1; --ddlHandling warnMost), said by http://admin:hunter2@verifier:27020";
+  const WHY =
+    'no `verify` step passed on this cutover\'s verification result: step 3 "verify" failed: not verified: the verifier skipped DDL on the source (createIndexes 1; --ddlHandling warnMost), said by http://***@verifier:27020';
+  /** The synthetic run, its verify step failed with `ERROR` (continueOnError: the run went on and ended ok). */
+  function refused(): Report {
+    const { events } = synthRun();
+    return buildReport(
+      events
+        .filter((e) => e.type !== "verifier.verified")
+        .map((e) =>
+          e.type === "step.finished" && e.index === 2 ? { ...e, outcome: "failed" as const, error: ERROR } : e,
+        ),
+    );
+  }
+
+  it("report.json's why, the HTML's verification fact and banner, and junit", () => {
+    const r = refused();
+    expect(r.verification).toEqual({ verified: false, why: WHY });
+    const html = renderHtml(r);
+    expect(html).toContain(`<dt>verification</dt><dd>${esc(`not verified (${WHY})`)}</dd>`);
+    expect(html).toContain(esc(` It is not verified: ${WHY}; the documentation says`));
+    expect(html).not.toContain("hunter2");
+    const junit = renderJunit(r);
+    expect(junit).toContain(`skipped message="${esc(`not verified: ${WHY}`)}"`);
+    expect(junit).toContain(`value="${esc(`not verified (${WHY})`)}"`);
+    expect(junit).not.toContain("hunter2");
+  });
+
+  it("a verify step that passed since names nothing: verified", () => {
+    const { events } = synthRun();
+    const r = buildReport(events);
+    expect(r.verification).toMatchObject({ verified: true, step: "verify" });
+    expect(renderHtml(r)).toContain("<dt>verification</dt><dd>verified</dd>");
   });
 });

@@ -17,6 +17,7 @@ import { join } from "node:path";
 import type { Simulator, SimulatorOptions } from "../../src/sim/index.js";
 import { cli, watchState } from "../support/run.js";
 import type { WatchState } from "../../src/watch/state.js";
+import { escapeXml } from "../../src/text.js";
 import {
   CHECK,
   CLI_CUTOVER_DEFAULTS,
@@ -74,7 +75,7 @@ async function cutover(opts: SimulatorOptions, defaults = CLI_CUTOVER_DEFAULTS):
 }
 
 interface Status {
-  journal: { finished?: { verified: boolean }; verifier?: { verified: boolean } };
+  journal: { finished?: { verified: boolean }; verifier?: { verified: boolean; why?: string } };
 }
 const status = async (dir: string): Promise<{ json: Status; text: string }> => ({
   json: JSON.parse((await cli(["status", "rb.yaml", "--json"], { cwd: dir })).stdout) as Status,
@@ -82,6 +83,7 @@ const status = async (dir: string): Promise<{ json: Status; text: string }> => (
 });
 const report = (dir: string): { verification: { verified: boolean; why?: string } } =>
   JSON.parse(readFileSync(join(dir, "rep", "report.json"), "utf8")) as { verification: { verified: boolean } };
+const html = (dir: string): string => readFileSync(join(dir, "rep", "report.html"), "utf8");
 /** The run's end line ("■ run …"): one. */
 function endLine(all: string): string {
   const end = all.split("\n").filter((l) => /■ run /.test(l));
@@ -91,6 +93,9 @@ function endLine(all: string): string {
 
 const WHY =
   "not verified: the verifier skipped DDL on the source (createIndexes 1; --ddlHandling warnMost), which it does not verify: its README says you MUST then confirm by hand that each change reached the destination";
+const NO_VERIFY = "no `verify` step passed on this cutover's verification result";
+/** The why every output gives: the one rule's words, naming the verify step's refusal (src/model/verify-failed.ts). */
+const REFUSED = `${NO_VERIFY}: step 9 "verify" failed: ${WHY} (phase idle, generation `;
 
 describe("a verifier that skipped DDL on the source (--ddlHandling warnMost)", () => {
   it("ends not verified everywhere, names the verifier's clean restart and --resume; restarted clean, that --resume is committed · verified", async () => {
@@ -105,9 +110,11 @@ describe("a verifier that skipped DDL on the source (--ddlHandling warnMost)", (
 
     expect(run.code, run.all).toBe(1);
     expect(run.all).toContain(WHY);
-    expect(endLine(run.all)).toMatch(
-      /■ run failed .*· committed · not verified \(no `verify` step passed on this cutover's verification result\) · exit 1/,
-    );
+    // the run's end names the refusal, in the words the report, the page and status use (below)
+    const end = endLine(run.all);
+    expect(end).toMatch(/■ run failed .*· committed · not verified \(no `verify` step passed on /);
+    const why = end.slice(end.indexOf("· not verified (") + "· not verified (".length, end.lastIndexOf(") · exit 1"));
+    expect(why.startsWith(REFUSED), why).toBe(true);
     expect(run.all).not.toMatch(/■ run ok|· verified/);
     // the way on: the verifier's clean restart, then the --resume
     expect(run.all).toContain(
@@ -123,20 +130,22 @@ describe("a verifier that skipped DDL on the source (--ddlHandling warnMost)", (
       message: expect.stringContaining(`step verify failed: ${WHY} (phase idle, generation `),
     });
     expect(s.json.journal.verifier?.verified ?? false).toBe(false);
+    expect(s.json.journal.verifier?.why).toBe(why);
     expect(s.text).toContain(
       "the verifier skipped DDL on the source (createIndexes 1; --ddlHandling warnMost), which it does not verify",
     );
-    expect(s.text).toContain("verification: not verified (no verify step passed on this cutover's result)");
+    expect(s.text).toContain(`  verification: not verified (${why})\n`);
     // finished and refused: no "yet", which says a wait would make it one
     expect(s.text).toContain(
       "  this cutover's verification finished, and its result is refused: the verifier skipped DDL on the source",
     );
     expect(s.text).not.toMatch(/yet \(this cutover's own check runs\)/);
     expect(s.text).not.toMatch(/verification: verified/);
-    const NO_VERIFY = "no `verify` step passed on this cutover's verification result";
-    expect(report(dir).verification).toEqual({ verified: false, why: NO_VERIFY });
+    // the report and the page say why, as the run's end and status do: the verify step's refusal
+    expect(report(dir).verification).toEqual({ verified: false, why });
+    expect(html(dir)).toContain(`<dt>verification</dt><dd>${escapeXml(`not verified (${why})`)}</dd>`);
     const page: WatchState = await watchState(["rb.yaml"], dir);
-    expect(page.verification).toEqual({ verified: false, why: NO_VERIFY, text: `not verified (${NO_VERIFY})` });
+    expect(page.verification).toEqual({ verified: false, why, text: `not verified (${why})` });
 
     // the remedy the run named: the verifier restarted with --clean (its --ddlHandling kept), then the --resume
     const restarted = await fetch(`${sim.verifierUrl}/sim/verifier/restart`, {
@@ -158,6 +167,7 @@ describe("a verifier that skipped DDL on the source (--ddlHandling warnMost)", (
     expect(again.json.journal.finished?.verified, JSON.stringify(again.json)).toBe(true);
     expect(again.text).toMatch(/verification: verified/);
     expect(report(dir).verification.verified).toBe(true);
+    expect(html(dir)).toContain("<dt>verification</dt><dd>verified</dd>");
   }, 180_000);
 
   // the default --ddlHandling failAll: "any DDL change events will crash the verifier" (its README)
@@ -172,15 +182,15 @@ describe("a verifier that skipped DDL on the source (--ddlHandling warnMost)", (
     );
     expect(run.code, run.all).toBe(1);
     expect(run.all).toContain("verifier.progress failed: cannot connect");
-    expect(endLine(run.all)).toMatch(
-      /■ run failed .*· committed · not verified \(no `verify` step passed on this cutover's verification result\)/,
-    );
+    // the verify step's failure, named: no result came to refuse
+    const failed = `${NO_VERIFY}: step 9 "verify" failed: timed out after 8s waiting for the verifier to show this run's check`;
+    expect(endLine(run.all)).toContain(`· committed · not verified (${failed}`);
     expect(run.all).not.toMatch(/■ run ok|· verified/);
     expect(sim.control.counts().verifier["POST /api/v1/writesOff"] ?? 0).toBe(0);
     const s = await status(dir);
     expect(s.json.journal.finished?.verified ?? false).toBe(false);
-    expect(s.text).toContain("verification: not verified (no verify step passed on this cutover's result)");
+    expect(s.text).toContain(`verification: not verified (${failed}`);
     expect(s.text).not.toMatch(/verification: verified/);
-    expect(report(dir).verification.verified).toBe(false);
+    expect(report(dir).verification).toEqual({ verified: false, why: expect.stringContaining(failed) });
   }, 180_000);
 });

@@ -480,6 +480,8 @@ describe("describing the verifier", () => {
 describe("verification: verified only when a verify step passed on this cutover's result", () => {
   it("the run's memory decides, never the runbook's shape; why not, in the words every output uses", () => {
     expect(verification(true, ["verify"])).toEqual({ verified: true });
+    // no filter: none said (a `filter` key, even undefined, reads as a filtered verification)
+    expect(verification(true, ["verify"])).not.toHaveProperty("filter");
     expect(verification(true, [])).toEqual({ verified: true });
     expect(verification(false, ["startVerification", "verify"])).toEqual({
       verified: false,
@@ -519,6 +521,41 @@ describe("verification: verified only when a verify step passed on this cutover'
       why: "a, b, c stopped during the commit before the destination took writes: the documentation says the entire migration must then be restarted to ensure that it is verified",
     });
     expect(verification(true, ["verify"], undefined, undefined)).toEqual({ verified: true });
+  });
+
+  // the report and the watch page said "no `verify` step passed" alone where the verify step had
+  // refused the result (the verifier skipped DDL on the source): the why names that step's failure
+  it("the last verify step's failure is named in the why, as the step said it; a reverse, a stop in the commit or a verify that passed comes first", () => {
+    const failed = {
+      step: 9,
+      id: "verify",
+      error: "not verified: the verifier skipped DDL on the source (createIndexes 1)",
+    };
+    expect(verification(false, ["verify"], undefined, undefined, undefined, failed)).toEqual({
+      verified: false,
+      why: 'no `verify` step passed on this cutover\'s verification result: step 9 "verify" failed: not verified: the verifier skipped DDL on the source (createIndexes 1)',
+    });
+    expect(verificationText(verification(false, ["verify"], undefined, undefined, undefined, failed))).toBe(
+      'not verified (no `verify` step passed on this cutover\'s verification result: step 9 "verify" failed: not verified: the verifier skipped DDL on the source (createIndexes 1))',
+    );
+    // a journal that kept no error: the step named alone
+    expect(verification(false, ["verify"], undefined, undefined, undefined, { step: 3, id: "check-it" })).toEqual({
+      verified: false,
+      why: 'no `verify` step passed on this cutover\'s verification result: step 3 "check-it" failed',
+    });
+    // a verify step failed: never "the runbook has no `verify` step" (kinds a reader could not say)
+    expect(verification(false, [], undefined, undefined, undefined, failed)).toMatchObject({
+      why: expect.stringMatching(
+        /^no `verify` step passed on this cutover's verification result: step 9 "verify" failed: /,
+      ) as unknown,
+    });
+    expect(verification(false, ["verify"], "rollback", undefined, undefined, failed)).toMatchObject({
+      why: expect.stringMatching(/^a reverse was sent \(step rollback\)/) as unknown,
+    });
+    expect(verification(false, ["verify"], undefined, { instance: "sync1" }, undefined, failed)).toMatchObject({
+      why: expect.stringMatching(/^sync1 stopped during the commit/) as unknown,
+    });
+    expect(verification(true, ["verify"], undefined, undefined, undefined, failed)).toEqual({ verified: true });
   });
 });
 

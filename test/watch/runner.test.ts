@@ -622,6 +622,22 @@ describe("stateLeft", () => {
       filter: '{"a":1}',
       text: expect.stringMatching(/^verified \(only the documents the check's filter \{"a":1\} matches\)$/),
     });
+    // a verify step that failed (the model's `cutover.verifyFailed`): the why names it, as the
+    // report's does; the page said only "no `verify` step passed" where the run named the refusal
+    const refused = {
+      ...one,
+      cutover: {
+        ...one.cutover,
+        verifyFailed: { step: 9, id: "verify", error: "not verified: the verifier skipped DDL" },
+      },
+    };
+    const why =
+      'no `verify` step passed on this cutover\'s verification result: step 9 "verify" failed: not verified: the verifier skipped DDL';
+    expect(buildState({ ...pageInput, model: refused }).verification).toEqual({
+      verified: false,
+      why,
+      text: `not verified (${why})`,
+    });
     // another endpoint, the verifier, or a GET: no commit
     const other = killedModel([
       ev("request.sent", 2500, {

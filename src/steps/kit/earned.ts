@@ -31,6 +31,7 @@ import { verifierDocsText } from "../../text.js";
 import { formatDuration } from "../../runbook/duration.js";
 import type { VerifierNeed, VerifierStanding } from "../../fleet/index.js";
 import type { VerifierMemory } from "./context.js";
+import type { VerifyFailed } from "../../model/verify-failed.js";
 
 /** Marks the progress syncbook reads into an empty HTTP 500 (not the verifier's own field). */
 export const EMPTY_500 = "syncbookEmptyHttp500";
@@ -404,6 +405,11 @@ export function skippedSourceDdl(p: VerifierProgress): string | undefined {
  * it's verified" (mongodb/docs-cluster-to-cluster-sync source/includes/fact-verification.rst). The
  * reading that fails safe: a verify that passed does not ensure it (a forced resume ran it, and
  * every output said "verified").
+ *
+ * `failed`: the last `verify` step of the runs that count failed, its step and its error
+ * (src/model/verify-failed.ts): named in the why, as the step said it. "No `verify` step passed"
+ * alone left the report and the watch page silent on why (a result refused for DDL the verifier
+ * skipped) where the run's failure and `status` said it.
  */
 export function verification(
   verified: boolean,
@@ -411,6 +417,7 @@ export function verification(
   reversed?: string,
   stopped?: { instance: string; also?: readonly string[] | undefined },
   filter?: string,
+  failed?: VerifyFailed,
 ): { verified: true; filter?: string } | { verified: false; why: string } {
   if (stopped)
     return {
@@ -423,9 +430,11 @@ export function verification(
     why:
       reversed !== undefined
         ? `a reverse was sent (step ${reversed}): the verification before it does not speak for the sync that runs now, and no \`verify\` step passed since`
-        : kinds.includes("verify")
-          ? "no `verify` step passed on this cutover's verification result"
-          : "the runbook has no `verify` step",
+        : failed !== undefined
+          ? `no \`verify\` step passed on this cutover's verification result: step ${failed.step} "${failed.id}" failed${failed.error === undefined ? "" : `: ${failed.error}`}`
+          : kinds.includes("verify")
+            ? "no `verify` step passed on this cutover's verification result"
+            : "the runbook has no `verify` step",
   };
 }
 
