@@ -90,7 +90,7 @@ describe("a verifier that exits on DDL on the source during the verify step (--d
     expect(run.all).toContain(`hint: ${HINT}`);
     expect(run.all).not.toContain("waits again");
     expect(endLine(run.all)).toMatch(
-      /■ run failed .*· committed · not verified \(no `verify` step passed on this cutover's verification result\) · exit 1/,
+      /■ run failed .*· committed · not verified \(no `verify` step passed on this cutover's verification result: step 8 "verify" failed: the verifier has failed for 3s: .*ECONNREFUSED.*\) · exit 1/,
     );
     expect(run.all).not.toMatch(/■ run ok|· verified/);
 
@@ -99,7 +99,9 @@ describe("a verifier that exits on DDL on the source during the verify step (--d
     expect(status).toContain(
       `    syncbook run rb.yaml --resume\n        goes on with the cutover where its last run stopped: step 8 verify runs again, once what its failure said is done: ${HINT}`,
     );
-    expect(status).toContain("verification: not verified (no verify step passed on this cutover's result)");
+    expect(status).toMatch(
+      /verification: not verified \(no `verify` step passed on this cutover's verification result: step 8 "verify" failed: the verifier has failed for 3s/,
+    );
     expect(status).not.toContain("waits again");
     const page: WatchState = await watchState(["rb.yaml"], dir);
     expect(page.runner.next).toBe(`syncbook run rb.yaml --resume   (first, as step 8 verify's failure said: ${HINT})`);
