@@ -417,7 +417,7 @@ export function formatStatus(st: Status): string[] {
     if (j.stoppedInCommit)
       // the one rule: never verified once an instance stopped during the commit (earned.ts)
       lines.push(
-        `  verification: ${verificationText(verification(j.verifier?.verified === true, [], undefined, j.stoppedInCommit))}`,
+        `  verification: ${verificationText(verification(j.verifier?.passed === true, [], undefined, j.stoppedInCommit))}`,
       );
     else if (
       j.verifier &&

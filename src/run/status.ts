@@ -267,12 +267,20 @@ export interface JournalStatus {
   runbookChanged?: true;
   /**
    * What the journaled run saw of the verifier: restarts it followed, the old releases' empty HTTP
-   * 500, a verification it refused (resumed), and whether a `verify` passed on this cutover's result.
+   * 500, a verification it refused (resumed), whether a `verify` passed on this cutover's result, and
+   * the verdict.
    */
   verifier?: {
     restarts: number;
     oldRelease: boolean;
     refused?: string;
+    /** A `verify` step passed on this cutover's result (`verifier.verified`), whatever the verdict. */
+    passed: boolean;
+    /**
+     * The verdict, by the one rule (`verification`): never true where `why` is said (an instance
+     * stopped during the commit makes a passed verify count for nothing; a reader of `--json` took
+     * `verified: true` beside that why for the verdict, a review).
+     */
     verified: boolean;
     /** A reverse was sent since the last verification began (its step): nothing before it counts. */
     reversed?: string;
@@ -1162,7 +1170,8 @@ async function readJournalStatus(
       restarts: v.restarts ?? 0,
       oldRelease: v.oldRelease === true,
       ...(v.refused !== undefined ? { refused: v.refused } : {}),
-      verified: v.verified !== undefined,
+      passed: v.verified !== undefined,
+      verified: said.verified,
       ...(v.reversed !== undefined ? { reversed: v.reversed } : {}),
       ...(v.filter !== undefined ? { filter: v.filter } : {}),
       ...(said.verified ? {} : { why: named.redact(said.why) }),

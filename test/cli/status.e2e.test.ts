@@ -269,6 +269,7 @@ describe("syncbook status --json", () => {
     expect(st.journal.verifier).toEqual({
       restarts: 1,
       oldRelease: true,
+      passed: false,
       verified: false,
       why: "the runbook has no `verify` step",
     });

@@ -158,6 +158,16 @@ describe("an instance restarted during the commit while no runner was alive", ()
     });
     const status = await cli(["status", "rb.yaml"], { cwd: dir });
     expect(status.all).toMatch(/ {2}verification: not verified \(sync0 stopped during the commit/);
+    // --json's verdict is the rule's, not "a verify passed" (a review: `verified: true` beside the why)
+    const json = JSON.parse((await cli(["status", "rb.yaml", "--json"], { cwd: dir })).stdout) as {
+      journal: { verifier: { passed: boolean; verified: boolean; why?: string } };
+    };
+    expect(json.journal.verifier).toMatchObject({
+      verified: false,
+      why: expect.stringMatching(/^sync0 stopped during the commit/),
+    });
+    // the verify itself passed or not, as the simulator's verifier found it: said apart
+    expect(typeof json.journal.verifier.passed).toBe("boolean");
   }, 120_000);
 
   it("a runbook with no writes-on hook: the resume ends ok, and its end says the instance restarted and the migration must be restarted", async () => {
