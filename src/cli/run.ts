@@ -674,7 +674,7 @@ export async function execute(
         );
       else if (result.writesKeptOff?.committed) {
         // the cutover happened outside this run: the hint above is the way on, not a resume
-      } else if (result.refused === "stopped-in-commit") {
+      } else if (result.refused === "stopped-in-commit" && how.mode !== "rehearse") {
         // --resume alone would be refused again (the window folds the earlier runs' reads): the
         // hint above says what to do; the forced resume is the way on only for one who knows. The
         // new cutover checks no value against this one's: every --var kept, a secret one masked
@@ -684,19 +684,30 @@ export async function execute(
         next(
           `  ${STOPPED_IN_COMMIT_RESTART_WORDS}, then: syncbook run ${runTarget(loaded, kept.vars)} ${STOPPED_IN_COMMIT_RESTART.args}${kept.masked ? MASKED_VAR_NOTE : ""} (${STOPPED_IN_COMMIT_AGAIN}); ${STOPPED_IN_COMMIT_ONLY_IF}: syncbook run ${target} ${STOPPED_IN_COMMIT_RESUME.args}`,
         );
-      } else if (result.refused === "fleet-identity" && !acted && !result.hintBeforeResume) {
-        // refused before the cutover sent anything (the step's hint says so: `identityWayOn`): a
-        // --resume refuses the corrected list, and a run that sent nothing has nothing to go on
-        // with; the same command again, every --var kept (a review: "resume with … --resume" here)
+      } else if (result.refused === "fleet-identity" && how.mode !== "rehearse" && !acted && !result.hintBeforeResume) {
+        // refused before this run sent anything (the step's hint says so: `identityWayOn`): a
+        // --resume refuses a corrected list, and one after a run that sent nothing passes it over
+        // for the last run that acted (a --from's place lost); this run's command again, every
+        // --var kept (a review: "resume with … --resume" here, and the hint's plain run after a
+        // --new-cutover, refused by the unfinished cutover)
         const kept = wayOnVarsKept(loaded, how.resume);
-        const again = [
-          ...(flags.newCutover ? ["--new-cutover"] : []),
-          ...(flags.from !== undefined ? ["--from", flags.from] : []),
-          ...(flags.to !== undefined ? ["--to", flags.to] : []),
-          ...(how.onlyArg !== undefined ? ["--only", how.onlyArg] : []),
-        ];
+        const { fromRangeArgs } = await import("../run/earlier.js");
+        const again = flags.resume
+          ? ["--resume"]
+          : [
+              ...(flags.newCutover ? ["--new-cutover"] : []),
+              ...(flags.from !== undefined
+                ? fromRangeArgs(flags.from, {
+                    ...(flags.to !== undefined ? { to: flags.to } : {}),
+                    ...(how.onlyArg !== undefined ? { onlyArg: how.onlyArg } : {}),
+                  })
+                : [
+                    ...(flags.to !== undefined ? ["--to", flags.to] : []),
+                    ...(how.onlyArg !== undefined ? ["--only", how.onlyArg] : []),
+                  ]),
+            ];
         next(
-          `  once the hint above is done, start it again: syncbook run ${runTarget(loaded, kept.vars)}${again.length ? ` ${shellCommand(again)}` : ""}${kept.masked ? MASKED_VAR_NOTE : ""}`,
+          `  once the hint above is done, give this run's command again: syncbook run ${runTarget(loaded, kept.vars)}${again.length ? ` ${shellCommand(again)}` : ""}${kept.masked ? MASKED_VAR_NOTE : ""}`,
         );
       } else if (result.refused === "fleet-idle")
         // --resume would send the same start to the same fleet: what the fleet and the journal show is the way on

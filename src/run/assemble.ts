@@ -423,10 +423,11 @@ export function assembleRun(opts: RunOptions): AssembledRun {
     identity: newIdentityMemory(),
     verifier: {},
     acted: before.some(acts),
+    actedNow: false,
     ...opts.resume?.memory,
   };
   emitter.add((e) => {
-    if (acts(e)) memory.acted = true;
+    if (acts(e)) memory.acted = memory.actedNow = true;
   });
   // a run that begins past the runbook's start syncs in its direction (a reverse before: either way).
   // An --abort runs no step (its plan marks none done): the runbook's start's direction, either way

@@ -456,7 +456,7 @@ export function varsChangedRefusal(
 }
 
 /** A `--from` run's own range as a way on repeats it: `--from`, and its `--to` and `--only` as typed (without them it went to the runbook's end on every instance). */
-function fromRangeArgs(from: string, range: { to?: string; onlyArg?: string }): string[] {
+export function fromRangeArgs(from: string, range: { to?: string; onlyArg?: string }): string[] {
   return [
     "--from",
     from,

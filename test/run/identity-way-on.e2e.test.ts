@@ -35,7 +35,7 @@ describe("a fleet-identity refusal", () => {
     expect(first.code, first.all).toBe(3);
     expect(first.all).toMatch(/✖ \[6\/8\] Commit failed in \d+ms: refused \(fleet-identity\)/);
     expect(hintOf(first.all), first.all).toBe(
-      `Nothing was sent. Do not edit the \`instances:\` list mid-cutover: \`--resume\` refuses a changed list. Put right what answers at each address (the instance of this sync that answered there before), then \`syncbook run ${file} --resume\`: it reads the fleet again before it sends anything.`,
+      `The refused command was not sent. Do not edit the \`instances:\` list mid-cutover: \`--resume\` refuses a changed list. Put right what answers at each address (the instance of this sync that answered there before), then \`syncbook run ${file} --resume\`: it reads the fleet again before it sends anything.`,
     );
     expect(posts(s, "commit")).toEqual([0, 0]);
     // "then run again", as a plain run: refused, the cutover is unfinished
@@ -73,11 +73,13 @@ describe("a fleet-identity refusal", () => {
       /✖ \[1\/8\] Start the sync cluster0 → cluster1 failed in \d+ms: refused \(fleet-identity\)/,
     );
     expect(hintOf(first.all), first.all).toBe(
-      `Nothing of this cutover has been sent yet. Correct the \`instances:\` list (every instance of this sync, and only those) or what answers at each address, then start it again: \`syncbook run ${file}\` (a \`--resume\` refuses a changed list).`,
+      `Nothing of this cutover has been sent yet. Correct the \`instances:\` list (every instance of this sync, and only those) or what answers at each address, then give this run's command again, as the run's end names it (a \`--resume\` refuses a changed list).`,
     );
     expect(posts(ours, "start")).toEqual([0, 0]);
     // the run's end names the same command, not the --resume that refuses the corrected list
-    expect(first.all).toContain(`\n  once the hint above is done, start it again: syncbook run ${file}\n`);
+    expect(first.all).toContain(
+      `\n  once the hint above is done, give this run's command again: syncbook run ${file}\n`,
+    );
     expect(first.all).not.toMatch(/resume with:/);
     // the list corrected: --resume refuses it, even told the runbook changed
     writeFileSync(file, right);
@@ -86,7 +88,8 @@ describe("a fleet-identity refusal", () => {
     });
     expect(resume.code, resume.all).not.toBe(0);
     expect(resume.all).toMatch(/the runbook's instances are not those the journal's run used/);
-    const named = /`syncbook run (\S+)`/.exec(hintOf(first.all)!)!;
+    // the command the run's end named, pasted
+    const named = /give this run's command again: syncbook run (\S+)\n/.exec(first.all)!;
     const after = await cli(["run", named[1]!, "--renderer", "simple", "--yes"], { cwd: dir });
     expect(after.code, after.all).toBe(0);
     expect(after.all).toMatch(/■ run ok .* · committed · verified · exit 0/);
@@ -94,25 +97,25 @@ describe("a fleet-identity refusal", () => {
     expect(posts(theirs, "start")).toEqual([1]);
   }, 90_000);
 
-  it("in a rehearsal: names no syncbook run, only the rehearsal again", async () => {
-    const s = await started({ instances: 2 });
-    const dir = tempDir();
-    // refused at pause, before any write stop: the run's end adds no way on of its own
-    const file = writeRunbook(
-      dir,
-      runbookFor(s, `${START}${READY}  - { id: pause, pause: {} }\n`).replace("timeout: 20s", "timeout: 20m"),
-    );
-    const r = await cli(
-      ["rehearse", file, "--renderer", "simple", "--yes", "--fault", "identity-change=coordinator,on=start@1"],
-      { cwd: dir },
-    );
-    expect(r.code, r.all).toBe(3);
-    expect(hintOf(r.all), r.all).toBe(
-      "Check the `instances:` list (every instance of this sync, and only those) and the rehearsal's `--fault`s, then rehearse again.",
-    );
-    expect(r.all).not.toContain("syncbook run");
-    expect(r.all).not.toContain("--resume");
-  }, 90_000);
+  // refused at pause, before any write stop; and at start, before the rehearsal sent anything (the
+  // fault active at once: a review saw the run's end name `syncbook run` there)
+  for (const fault of ["identity-change=coordinator,on=start@1", "identity-change=coordinator@1"])
+    it(`in a rehearsal: names no syncbook run, only the rehearsal again (${fault})`, async () => {
+      const s = await started({ instances: 2 });
+      const dir = tempDir();
+      // the run's end adds no way on of its own
+      const file = writeRunbook(
+        dir,
+        runbookFor(s, `${START}${READY}  - { id: pause, pause: {} }\n`).replace("timeout: 20s", "timeout: 20m"),
+      );
+      const r = await cli(["rehearse", file, "--renderer", "simple", "--yes", "--fault", fault], { cwd: dir });
+      expect(r.code, r.all).toBe(3);
+      expect(hintOf(r.all), r.all).toBe(
+        "Check the `instances:` list (every instance of this sync, and only those) and the rehearsal's `--fault`s, then rehearse again.",
+      );
+      expect(r.all).not.toContain("syncbook run");
+      expect(r.all).not.toContain("--resume");
+    }, 90_000);
 
   // the run's end after writes were kept stopped said "turn writes back on with: syncbook run …
   // --abort …; or go on with the cutover: syncbook run … --resume" in a rehearsal too

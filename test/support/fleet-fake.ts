@@ -145,6 +145,7 @@ export function context(
       identity: newIdentityMemory(),
       verifier: {},
       acted: false,
+      actedNow: false,
     },
     defaults: { requestTimeoutMs: REQUEST_TIMEOUT, progressGiveUpMs: 200, pollMs: 10 },
     force: new Set(opts.force ?? []),

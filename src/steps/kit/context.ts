@@ -75,6 +75,11 @@ export interface RunMemory {
    * before, the runbook may be corrected and run again (fleet-ops.ts `identityWayOn`).
    */
   acted: boolean;
+  /**
+   * This run acted (`acted`'s rule, this run's events alone): only then does `--resume` go on from
+   * its journal; a run that did not is passed over for the last one that did (src/journal/read.ts).
+   */
+  actedNow: boolean;
   /** A command that reached part of the fleet and was refused by the rest, as said at the run's end. */
   split?: string;
   /**

@@ -293,27 +293,37 @@ export function checkIdentity(ctx: StepContext, snap: FleetSnapshot): void {
 }
 
 /**
- * The way on after a fleet-identity refusal (nothing was sent), by what the cutover did before it
- * ("then run again" was refused both ways mid-cutover). Once it acted, a plain run is refused (its
- * cutover is unfinished, src/journal/cutover.ts), and so is a `--resume` of an edited `instances:`
- * list (src/journal/reconcile.ts): what answers at each address is put right, and the `--resume`,
- * a new run whose identity memory starts afresh, reads the fleet again. Before, nothing holds the
- * list: corrected, a plain run starts over (a `--resume` refuses it), with every `--var`
- * (`targetKept`). A rehearsal names no `syncbook run`: pasted, it acts on the runbook's real fleet.
+ * The way on after a fleet-identity refusal (its command was not sent), by what was done before
+ * it ("then run again" was refused both ways mid-cutover). Once the cutover acted, a plain run is
+ * refused (its cutover is unfinished, src/journal/cutover.ts), and so is a `--resume` of an edited
+ * `instances:` list (src/journal/reconcile.ts): what answers at each address is put right. Once
+ * this run acted, its `--resume`, a new run whose identity memory starts afresh, reads the fleet
+ * again before it sends anything. A run that acted not is passed over by `--resume` for the last
+ * one that did, which goes on from that one's place, not this run's (a `--from`), and after a
+ * cutover that ended ok finds nothing to resume (a review): this run's own command again, which
+ * the run's end names with its flags and values (src/cli/run.ts). A rehearsal names no `syncbook
+ * run`: pasted, it acts on the runbook's real fleet.
  */
-export function identityWayOn(run: Pick<RunContext, "mode" | "target" | "targetKept" | "keptNote" | "memory">): {
+export function identityWayOn(run: Pick<RunContext, "mode" | "target" | "memory">): {
   hint: string;
   beforeResume?: true;
 } {
   const list = "the `instances:` list (every instance of this sync, and only those)";
   if (run.mode === "rehearse") return { hint: `Check ${list} and the rehearsal's \`--fault\`s, then rehearse again.` };
-  if (!run.memory.acted)
+  const keep = "Do not edit the `instances:` list mid-cutover: `--resume` refuses a changed list.";
+  const putRight = "Put right what answers at each address (the instance of this sync that answered there before)";
+  // (a resend inside a fan-out is refused too: the command may be on part of the fleet, which the
+  // --resume reads before it sends anything)
+  if (run.memory.actedNow)
     return {
-      hint: `Nothing of this cutover has been sent yet. Correct ${list} or what answers at each address, then start it again: \`syncbook run ${run.targetKept}\`${run.keptNote} (a \`--resume\` refuses a changed list).`,
+      hint: `The refused command was not sent. ${keep} ${putRight}, then \`syncbook run ${run.target} --resume\`: it reads the fleet again before it sends anything.`,
+      beforeResume: true,
     };
+  const again = "give this run's command again, as the run's end names it";
   return {
-    hint: `Nothing was sent. Do not edit the \`instances:\` list mid-cutover: \`--resume\` refuses a changed list. Put right what answers at each address (the instance of this sync that answered there before), then \`syncbook run ${run.target} --resume\`: it reads the fleet again before it sends anything.`,
-    beforeResume: true,
+    hint: run.memory.acted
+      ? `This run sent nothing. ${keep} ${putRight}, then ${again}.`
+      : `Nothing of this cutover has been sent yet. Correct ${list} or what answers at each address, then ${again} (a \`--resume\` refuses a changed list).`,
   };
 }
 
