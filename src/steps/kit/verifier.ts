@@ -297,6 +297,10 @@ export class VerifierReader {
   outOfTime(what: string): StepFailure | undefined {
     const reason: unknown = this.ctx.signal.reason;
     if (!(reason instanceof StepTimeout) || this.#failingSince === undefined) return undefined;
+    // only where the verifier went away after this cutover's check (`verifierGoneHint`, which knows
+    // a rehearsal): the other ways on name a plain --resume a rehearsal has not, and drop the
+    // timeout's own ("raise the step's `timeout`", src/steps/kit/context.ts): a review
+    if (!this.#goneAfterCheck(this.#lastError)) return undefined;
     return new StepFailure(
       `timed out after ${reason.limitText} waiting for ${what}: the verifier has failed for ${formatDuration(Date.now() - this.#failingSince)}: ${this.#problem}`,
       { reason: "timeout", beforeResume: true, hint: this.#wayOn(this.#lastError) },
@@ -305,15 +309,23 @@ export class VerifierReader {
 
   /** What to do about reads that keep failing with `err`. */
   #wayOn(err: unknown): string {
+    // a check of this cutover went to it: its change readers run, and DDL on the source is a cause
+    if (this.#goneAfterCheck(err)) return verifierGoneHint(this.ctx.run);
     const gone = err instanceof TransportError && (err.code === "connect" || err.code === "network");
     if (gone)
-      // a check of this cutover went to it: its change readers run, and DDL on the source is a cause
-      return this.ctx.run.memory.verifier.check !== undefined
-        ? verifierGoneHint(this.ctx.run)
-        : "The verifier is not running (it exits after a failed check, e.g. a collection that exists only on the source, or after two operational requests at once). Read its log, restart it, then run again with --resume: a restarted verifier gets a new check.";
+      return "The verifier is not running (it exits after a failed check, e.g. a collection that exists only on the source, or after two operational requests at once). Read its log, restart it, then run again with --resume: a restarted verifier gets a new check.";
     return err instanceof ServiceError
       ? "The verifier cannot read its own progress (its metadata database?): read its log. Run again with --resume once it answers: nothing is sent twice."
       : "Something other than the verifier answers at the runbook's `verifier:` URL, or it is failing: check the URL and its log.";
+  }
+
+  /** Reads refused or cut (`err`) after a check of this cutover went to the verifier: it went away. */
+  #goneAfterCheck(err: unknown): boolean {
+    return (
+      err instanceof TransportError &&
+      (err.code === "connect" || err.code === "network") &&
+      this.ctx.run.memory.verifier.check !== undefined
+    );
   }
 }
 
