@@ -2107,10 +2107,30 @@ describe("VerifierReader: a gone verifier fails fast, a slow one is waited for",
     expect(s.r.outOfTime("x")).toBeUndefined();
   });
 
+  // only a verifier that refuses or cuts its connections went away: one that answers {"error"} or
+  // something else answering keeps its own way on after a check too, and the time limit its own
+  it.each([
+    [{ error: "metadata unreachable" }, /^The verifier cannot read its own progress/],
+    ["non-json", /^Something other than the verifier answers/],
+  ] as const)("after a check, %j keeps its own way on, and the step's time limit its own", async (read, hint) => {
+    const s = reader({ progress: [read] });
+    s.ctx.run.memory.verifier.check = { answered: "ok", at: 0 };
+    await s.readAll(5);
+    expect((await failure(s.r.read(s.ctx.signal))).hint).toMatch(hint);
+    const timedOut = new AbortController();
+    timedOut.abort(new StepTimeout(1000));
+    const t = reader({ progress: [read] }, 60_000, timedOut.signal);
+    t.ctx.run.memory.verifier.check = { answered: "ok", at: 0 };
+    await t.r.read(new AbortController().signal);
+    expect(t.r.outOfTime("x")).toBeUndefined();
+  });
+
   it("the step's time limit: no failure of its own when reads answer, are only slow, or when interrupted", async () => {
     const timedOut = new AbortController();
     timedOut.abort(new StepTimeout(1000));
+    // a check of this cutover went out: reads refused, then answering again, are no failure
     const answers = reader({ progress: ["refused", CHECKING] }, 60_000, timedOut.signal);
+    answers.ctx.run.memory.verifier.check = { answered: "ok", at: 0 };
     await answers.r.read(new AbortController().signal);
     await answers.r.read(new AbortController().signal);
     expect(answers.r.outOfTime("x")).toBeUndefined();
