@@ -692,8 +692,10 @@ export async function execute(
         // --new-cutover, refused by the unfinished cutover)
         const kept = wayOnVarsKept(loaded, how.resume);
         const { fromRangeArgs } = await import("../run/earlier.js");
+        // with the flags that decide what it may go on with (an --allow-changed-runbook left out
+        // is refused as a changed runbook; a --resume of a named journal resumes that one)
         const again = flags.resume
-          ? ["--resume"]
+          ? ["--resume", ...(typeof flags.resume === "string" ? [flags.resume] : [])]
           : [
               ...(flags.newCutover ? ["--new-cutover"] : []),
               ...(flags.from !== undefined
@@ -706,6 +708,7 @@ export async function execute(
                     ...(how.onlyArg !== undefined ? ["--only", how.onlyArg] : []),
                   ]),
             ];
+        if (flags.allowChangedRunbook === true) again.push("--allow-changed-runbook");
         next(
           `  once the hint above is done, give this run's command again: syncbook run ${runTarget(loaded, kept.vars)}${again.length ? ` ${shellCommand(again)}` : ""}${kept.masked ? MASKED_VAR_NOTE : ""}`,
         );

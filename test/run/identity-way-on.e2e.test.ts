@@ -6,7 +6,7 @@
  * the cutover sent anything, the list may be corrected and the plain run is the way; a rehearsal
  * names no `syncbook run` at all (pasted, it acts on the runbook's real fleet).
  */
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
 import { cli, CUTOVER, posts, READY, runbookFor, sim, START, tempDir, writeRunbook } from "../support/run.js";
@@ -42,10 +42,27 @@ describe("a fleet-identity refusal", () => {
     const plain = await cli(["run", file, "--renderer", "simple", "--yes"], { cwd: dir });
     expect(plain.code, plain.all).toBe(2);
     expect(plain.all).toMatch(/the runbook's last cutover did not finish/);
-    // the cause put right (instance 1 is this fleet's again), the command the hint names, pasted
+    expect(/`syncbook run (\S+) --resume`/.exec(hintOf(first.all)!)?.[1]).toBe(file);
+    // a --resume of an edited runbook (a comment), the cause not yet put right: refused again before
+    // it sends anything, so its way on is that command again, --allow-changed-runbook kept (a
+    // review: a plain --resume would pass this run over; one without the flag is refused)
+    writeFileSync(file, `# edited\n${readFileSync(file, "utf8")}`);
+    const resumed = await cli(["run", file, "--resume", "--allow-changed-runbook", "--renderer", "simple", "--yes"], {
+      cwd: dir,
+    });
+    expect(resumed.code, resumed.all).toBe(3);
+    expect(hintOf(resumed.all), resumed.all).toBe(
+      "This run sent nothing. Do not edit the `instances:` list mid-cutover: `--resume` refuses a changed list. Put right what answers at each address (the instance of this sync that answered there before), then give this run's command again, as the run's end names it.",
+    );
+    expect(posts(s, "commit")).toEqual([0, 0]);
+    // the cause put right (instance 1 is this fleet's again), the command the run's end names, pasted
     s.control.clearFaults();
-    const named = /`syncbook run (\S+) (--resume)`/.exec(hintOf(first.all)!)!;
-    const after = await cli(["run", named[1]!, named[2]!, "--renderer", "simple", "--yes"], { cwd: dir });
+    const named =
+      /\n {2}once the hint above is done, give this run's command again: syncbook run (\S+) (--resume) (--allow-changed-runbook)\n/.exec(
+        resumed.all,
+      )!;
+    expect(named, resumed.all).not.toBeNull();
+    const after = await cli(["run", named[1]!, named[2]!, named[3]!, "--renderer", "simple", "--yes"], { cwd: dir });
     expect(after.code, after.all).toBe(0);
     expect(after.all).toMatch(/■ run ok .* · committed · verified · exit 0/);
     expect(posts(s, "commit")).toEqual([1, 1]);
