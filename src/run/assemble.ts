@@ -424,10 +424,12 @@ export function assembleRun(opts: RunOptions): AssembledRun {
     verifier: {},
     acted: before.some(acts),
     actedNow: false,
+    sentToFleet: before.some(sendsToFleet),
     ...opts.resume?.memory,
   };
   emitter.add((e) => {
     if (acts(e)) memory.acted = memory.actedNow = true;
+    if (sendsToFleet(e)) memory.sentToFleet = true;
   });
   // a run that begins past the runbook's start syncs in its direction (a reverse before: either way).
   // An --abort runs no step (its plan marks none done): the runbook's start's direction, either way
@@ -554,3 +556,5 @@ export function assembleRun(opts: RunOptions): AssembledRun {
 
 /** An event by which a run acted (src/journal/read.ts `summarizeJournal`: the same two). */
 const acts = (e: RunEvent): boolean => e.type === "request.sent" || e.type === "hook.started";
+/** A request to the service (not the verifier's, nor a hook's): the cutover's sync may be on the fleet. */
+const sendsToFleet = (e: RunEvent): boolean => e.type === "request.sent" && e.target === "service";

@@ -114,6 +114,54 @@ describe("a fleet-identity refusal", () => {
     expect(posts(theirs, "start")).toEqual([1]);
   }, 90_000);
 
+  // a review: a hook before the start ran, so the cutover had acted and the hint said "Do not edit
+  // the list, put right what answers at each address", where the list was what was wrong and only a
+  // new cutover takes a corrected one
+  it("after a hook alone ran: the corrected list goes on with the `--new-cutover` the hint names", async () => {
+    const ours = await started({ instances: 2, timeScale: 200 });
+    const theirs = await started({
+      instances: 1,
+      timeScale: 200,
+      clusters: { other0: { topology: "replicaSet" }, other1: { topology: "replicaSet" } },
+    });
+    const res = await fetch(`${theirs.instances[0]!.url}/api/v1/start`, {
+      method: "POST",
+      body: JSON.stringify({ source: "other0", destination: "other1" }),
+    });
+    expect(res.status).toBe(200);
+    const dir = tempDir();
+    const notice = `  - { id: notice, hook: { use: shell, with: { command: [${JSON.stringify(process.execPath)}, -e, "0"] } } }\n`;
+    const right = runbookFor(ours, notice + CUTOVER);
+    const file = writeRunbook(dir, right.replace(ours.instances[1]!.url, theirs.instances[0]!.url));
+    const first = await cli(["run", file, "--renderer", "simple", "--yes"], { cwd: dir });
+    expect(first.code, first.all).toBe(3);
+    expect(first.all).toMatch(
+      /✖ \[2\/9\] Start the sync cluster0 → cluster1 failed in \d+ms: refused \(fleet-identity\)/,
+    );
+    expect(hintOf(first.all), first.all).toBe(
+      `Nothing has been sent to the fleet yet: only the runbook's hooks ran. Correct the \`instances:\` list (every instance of this sync, and only those) or what answers at each address. With the list corrected, \`syncbook run ${file} --new-cutover\` starts over from the first step, its hooks again (a plain run is refused by this unfinished cutover, a \`--resume\` by the changed list); with it unchanged, \`syncbook run ${file} --resume\`.`,
+    );
+    expect(first.all).toContain(`\n  once the hint above is done, resume with: syncbook run ${file} --resume\n`);
+    expect(posts(ours, "start")).toEqual([0, 0]);
+    // the list corrected: the plain run and --resume are refused, as the hint says
+    writeFileSync(file, right);
+    const plain = await cli(["run", file, "--renderer", "simple", "--yes"], { cwd: dir });
+    expect(plain.code, plain.all).toBe(2);
+    expect(plain.all).toMatch(/the runbook's last cutover did not finish/);
+    const resume = await cli(["run", file, "--resume", "--allow-changed-runbook", "--renderer", "simple", "--yes"], {
+      cwd: dir,
+    });
+    expect(resume.code, resume.all).not.toBe(0);
+    expect(resume.all).toMatch(/the runbook's instances are not those the journal's run used/);
+    // the new cutover the hint names, pasted
+    const named = /With the list corrected, `syncbook run (\S+) (--new-cutover)`/.exec(hintOf(first.all)!)!;
+    const after = await cli(["run", named[1]!, named[2]!, "--renderer", "simple", "--yes"], { cwd: dir });
+    expect(after.code, after.all).toBe(0);
+    expect(after.all).toMatch(/■ run ok .* · committed · verified · exit 0/);
+    expect(posts(ours, "start")).toEqual([1, 1]);
+    expect(posts(theirs, "start")).toEqual([1]);
+  }, 90_000);
+
   // refused at pause, before any write stop; and at start, before the rehearsal sent anything (the
   // fault active at once: a review saw the run's end name `syncbook run` there)
   for (const fault of ["identity-change=coordinator,on=start@1", "identity-change=coordinator@1"])

@@ -533,7 +533,10 @@ describe("fleet identity: [item 2] the problems, the memory, what is said and re
 
   it("checkIdentity: once this run acted, the list stays and `--resume` (with the cutover's values) goes on", () => {
     const err = refusedIn((run) =>
-      Object.assign(run, { target: "rb.yaml --var env=a", memory: { ...run.memory, acted: true, actedNow: true } }),
+      Object.assign(run, {
+        target: "rb.yaml --var env=a",
+        memory: { ...run.memory, acted: true, actedNow: true, sentToFleet: true },
+      }),
     );
     expect(err.hint).toBe(
       "The refused command was not sent. Do not edit the `instances:` list mid-cutover: `--resume` refuses a changed list. Put right what answers at each address (the instance of this sync that answered there before), then `syncbook run rb.yaml --var env=a --resume`: it reads the fleet again before it sends anything.",
@@ -548,13 +551,44 @@ describe("fleet identity: [item 2] the problems, the memory, what is said and re
   // after a cutover that ended ok); a --new-cutover run the plain run, refused by the unfinished one
   it("checkIdentity: the cutover acted before, this run not: the list stays, and this run's command again", () => {
     const err = refusedIn((run) =>
-      Object.assign(run, { target: "rb.yaml --var env=a", memory: { ...run.memory, acted: true, actedNow: false } }),
+      Object.assign(run, {
+        target: "rb.yaml --var env=a",
+        memory: { ...run.memory, acted: true, actedNow: false, sentToFleet: true },
+      }),
     );
     expect(err.hint).toBe(
       "This run sent nothing. Do not edit the `instances:` list mid-cutover: `--resume` refuses a changed list. Put right what answers at each address (the instance of this sync that answered there before), then give this run's command again, as the run's end names it.",
     );
     expect(err.hint).not.toContain("syncbook run");
     expect(err.beforeResume).toBe(false);
+  });
+
+  // a review: a cutover whose hooks alone ran (one before its start) was told to keep the list and
+  // put right what answers at each address, where the list itself may be wrong and only a new
+  // cutover takes a corrected one (a plain run and --resume are refused)
+  it("checkIdentity: only hooks ran: the corrected list as a new cutover (every --var kept), else this run's way on", () => {
+    const hooksOnly = (actedNow: boolean) =>
+      refusedIn((run) =>
+        Object.assign(run, {
+          target: "rb.yaml --var env=a",
+          targetKept: "rb.yaml --var env=a --var pw=***",
+          keptNote: " (set --var pw again: it holds a secret)",
+          memory: { ...run.memory, acted: true, actedNow, sentToFleet: false },
+        }),
+      );
+    const head =
+      "Nothing has been sent to the fleet yet: only the runbook's hooks ran. Correct the `instances:` list (every instance of this sync, and only those) or what answers at each address. With the list corrected, `syncbook run rb.yaml --var env=a --var pw=*** --new-cutover` (set --var pw again: it holds a secret) starts over from the first step, its hooks again (a plain run is refused by this unfinished cutover, a `--resume` by the changed list); with it unchanged, ";
+    const now = hooksOnly(true);
+    expect(now.hint).toBe(`${head}\`syncbook run rb.yaml --var env=a --resume\`.`);
+    expect(now.beforeResume).toBe(true);
+    const before = hooksOnly(false);
+    expect(before.hint).toBe(`${head}give this run's command again, as the run's end names it.`);
+    expect(before.beforeResume).toBe(false);
+    // nothing acted at all: the first words, the list may be corrected and the run given again
+    const none = refusedIn((run) =>
+      Object.assign(run, { memory: { ...run.memory, acted: false, sentToFleet: false } }),
+    );
+    expect(none.hint).toMatch(/^Nothing of this cutover has been sent yet\./);
   });
 
   it("checkIdentity: a rehearsal names no syncbook run, acted or not", () => {

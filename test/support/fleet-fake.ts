@@ -146,6 +146,7 @@ export function context(
       verifier: {},
       acted: false,
       actedNow: false,
+      sentToFleet: false,
     },
     defaults: { requestTimeoutMs: REQUEST_TIMEOUT, progressGiveUpMs: 200, pollMs: 10 },
     force: new Set(opts.force ?? []),

@@ -80,6 +80,12 @@ export interface RunMemory {
    * its journal; a run that did not is passed over for the last one that did (src/journal/read.ts).
    */
   actedNow: boolean;
+  /**
+   * A command went to the service (a `request.sent` to it, this run or an earlier run of the
+   * cutover). Until then only the runbook's hooks ran: nothing of this sync is on the fleet, and
+   * a corrected `instances:` list goes on as a new cutover (fleet-ops.ts `identityWayOn`).
+   */
+  sentToFleet: boolean;
   /** A command that reached part of the fleet and was refused by the rest, as said at the run's end. */
   split?: string;
   /**

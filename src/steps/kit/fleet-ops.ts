@@ -301,10 +301,13 @@ export function checkIdentity(ctx: StepContext, snap: FleetSnapshot): void {
  * again before it sends anything. A run that acted not is passed over by `--resume` for the last
  * one that did, which goes on from that one's place, not this run's (a `--from`), and after a
  * cutover that ended ok finds nothing to resume (a review): this run's own command again, which
- * the run's end names with its flags and values (src/cli/run.ts). A rehearsal names no `syncbook
- * run`: pasted, it acts on the runbook's real fleet.
+ * the run's end names with its flags and values (src/cli/run.ts). A cutover whose hooks alone ran
+ * (one before its start) sent the fleet nothing: its list may be wrong, not what answers there,
+ * and a corrected list goes on as a new cutover, a plain run and `--resume` being refused (a
+ * review: it was told to keep the list). A rehearsal names no `syncbook run`: pasted, it acts on
+ * the runbook's real fleet.
  */
-export function identityWayOn(run: Pick<RunContext, "mode" | "target" | "memory">): {
+export function identityWayOn(run: Pick<RunContext, "mode" | "target" | "targetKept" | "keptNote" | "memory">): {
   hint: string;
   beforeResume?: true;
 } {
@@ -312,6 +315,14 @@ export function identityWayOn(run: Pick<RunContext, "mode" | "target" | "memory"
   if (run.mode === "rehearse") return { hint: `Check ${list} and the rehearsal's \`--fault\`s, then rehearse again.` };
   const keep = "Do not edit the `instances:` list mid-cutover: `--resume` refuses a changed list.";
   const putRight = "Put right what answers at each address (the instance of this sync that answered there before)";
+  const again = "give this run's command again, as the run's end names it";
+  if (run.memory.acted && !run.memory.sentToFleet)
+    // the new cutover checks no value against this one's: every --var kept, a secret one masked.
+    // This run's hooks ran: its --resume, said after the hint (the run's end, status, the page)
+    return {
+      hint: `Nothing has been sent to the fleet yet: only the runbook's hooks ran. Correct ${list} or what answers at each address. With the list corrected, \`syncbook run ${run.targetKept} --new-cutover\`${run.keptNote} starts over from the first step, its hooks again (a plain run is refused by this unfinished cutover, a \`--resume\` by the changed list); with it unchanged, ${run.memory.actedNow ? `\`syncbook run ${run.target} --resume\`` : again}.`,
+      ...(run.memory.actedNow ? { beforeResume: true as const } : {}),
+    };
   // (a resend inside a fan-out is refused too: the command may be on part of the fleet, which the
   // --resume reads before it sends anything)
   if (run.memory.actedNow)
@@ -319,7 +330,6 @@ export function identityWayOn(run: Pick<RunContext, "mode" | "target" | "memory"
       hint: `The refused command was not sent. ${keep} ${putRight}, then \`syncbook run ${run.target} --resume\`: it reads the fleet again before it sends anything.`,
       beforeResume: true,
     };
-  const again = "give this run's command again, as the run's end names it";
   return {
     hint: run.memory.acted
       ? `This run sent nothing. ${keep} ${putRight}, then ${again}.`
