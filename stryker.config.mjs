@@ -32,6 +32,8 @@ export default {
     // no writes-on hook and no verify once an instance stopped during the commit (the migration
     // must be restarted to be verified)
     "src/steps/kit/stopped-in-commit.ts",
+    // why a cutover is not verified, as every reader says it (the verdict's words are its safety too)
+    "src/model/verify-failed.ts",
   ],
   thresholds: { high: 95, low: 90, break: 95 },
   // three workers on 2 cores: a third fills the time the others spend waiting out a timeout and

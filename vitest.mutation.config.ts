@@ -24,6 +24,8 @@ export default defineConfig({
       "test/run/orphans.test.ts",
       // --resume's decision from its journal (src/run/resume-decide.ts)
       "test/run/resume-decide.test.ts",
+      // the last verify step's failure, the why of "not verified" (src/model/verify-failed.ts)
+      "test/model/fold.test.ts",
       // lint's side of the command steps (their `sequence`)
       "test/lint/{sequence,rules,command-sequence}.test.ts",
     ],

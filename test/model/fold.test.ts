@@ -546,7 +546,11 @@ describe("the last verify step's failure (cutover.verifyFailed)", () => {
     // no error journaled: the step alone
     r.apply(130, "step.started", VERIFY);
     r.apply(140, "step.finished", { index: 4, id: "verify", outcome: "failed", durationMs: 10 });
-    expect(r.f.view().cutover.verifyFailed).toEqual({ step: 5, id: "verify" });
+    expect(r.f.view().cutover.verifyFailed).toStrictEqual({ step: 5, id: "verify" });
+    // one it cannot read (not a string) is left out, never passed on as is
+    r.apply(150, "step.started", VERIFY);
+    r.apply(160, "step.finished", { index: 4, id: "verify", outcome: "failed", durationMs: 10, error: 42 as never });
+    expect(r.f.view().cutover.verifyFailed).toStrictEqual({ step: 5, id: "verify" });
   });
 
   it("ended by a new verification, a verify that passed, or a run that is not a --resume", () => {
