@@ -9,7 +9,7 @@ import { commandTookEffect } from "../api/index.js";
 import { BEHAVIOUR } from "../api/versions.js";
 import { instanceLabel } from "../events.js";
 import { toEach, type StepKindDef } from "./kit/define.js";
-import { StepFailure, type StepContext } from "./kit/context.js";
+import { StepFailure, byHand, wayOn, type StepContext } from "./kit/context.js";
 import { checkIdentity, checkInterlock, readFleet, sendCommand, stateOrWhyNot } from "./kit/fleet-ops.js";
 import { commandTargets } from "./kit/targets.js";
 import { COMMAND_IMPOSSIBLE_STATE, commandPossible, resultOf } from "./kit/sequence.js";
@@ -189,7 +189,7 @@ export const commit: StepKindDef<CommitBody> = {
         seen.stopped
           ? `application writes are seen stopped now: ${seen.detail}`
           : `application writes are not seen stopped now: ${seen.detail}`,
-        "Stop the application's writes (or find out why the check fails), then run this commit again (`--resume`); nothing was sent.",
+        `Stop the application's writes (or find out why the check fails), then ${wayOn(ctx.run)}${ctx.run.mode === "rehearse" ? "" : ", which runs this commit again"}; nothing was sent.`,
       );
     // let through by --force=writes-stopped (either refusal above): sent with writes not known
     // stopped, and so journaled (the forced decision, src/journal/state.ts)
@@ -277,14 +277,13 @@ function earlierHooksInterlock(ctx: StepContext, hasCheck: boolean): void {
   const { live, unknown } = gate.judge();
   // the --resume, whatever this run was: a plain run or `--new-cutover` run again would begin yet
   // another cutover, and a `--from` again would repeat the steps before this one (a review)
-  const rerun = `syncbook run ${ctx.run.target} --resume`;
   if (live.length) {
     checkInterlock(
       ctx,
       "hook-processes",
       false,
       `${live.join("; ")} ${live.length === 1 ? "was" : "were"} started by an earlier run and ${live.length === 1 ? "is" : "are"} still running: ${live.length === 1 ? "it" : "they"} may turn application writes back on behind this commit`,
-      `Wait for ${live.length === 1 ? "it" : "them"} to exit, or stop ${live.length === 1 ? "it" : "them"} and check what ${live.length === 1 ? "it" : "they"} did to the application's writes, then \`${rerun}\`; nothing was sent.`,
+      `Wait for ${live.length === 1 ? "it" : "them"} to exit, or stop ${live.length === 1 ? "it" : "them"} and check what ${live.length === 1 ? "it" : "they"} did to the application's writes, then ${wayOn(ctx.run)}; nothing was sent.`,
       { beforeResume: true },
     );
     return;
@@ -308,7 +307,7 @@ function earlierHooksInterlock(ctx: StepContext, hasCheck: boolean): void {
     "hook-processes",
     false,
     `${what}: one may still turn application writes back on behind this commit, and no stopWrites here has a \`check:\` to read the write switch`,
-    `Check where it ran that no process of it is left (on that host, in that PID namespace: \`ps -eo pid,lstart,args\`, or the token in its environment, SYNCBOOK_HOOK_TOKEN), and that the application's writes are stopped; then \`${rerun} --force=hook-processes\`. A \`check:\` on the stopWrites step lets the runner read the switch itself.`,
+    `Check where it ran that no process of it is left (on that host, in that PID namespace: \`ps -eo pid,lstart,args\`, or the token in its environment, SYNCBOOK_HOOK_TOKEN), and that the application's writes are stopped; then ${wayOn(ctx.run, { force: "hook-processes" })}. A \`check:\` on the stopWrites step lets the runner read the switch itself.`,
     // what stays unknowable is refused again by a plain --resume (a review): status and the page
     // offer the forced one, said with this hint, as the stopped-in-commit refusal's forced resume is
     { beforeResume: true, resumeFlags: ["--force=hook-processes"] },
@@ -327,7 +326,11 @@ function splitFailure(ctx: StepContext, err: unknown, sentTo: number, refusedBef
   const names = [...new Set(refused.map((e) => e.instance))];
   if (!(err instanceof StepFailure) || names.length === 0) return err;
   const why = refused.map((e) => `${e.instance}: ${e.error}`).join("; ");
-  const resume = `Then \`syncbook run ${ctx.run.target} --resume\` completes it: it sends commit to ${names.length === 1 ? "that instance" : "those instances"} only, once RUNNING with canCommit true, after you confirm.`;
+  const hint = byHand(
+    ctx.run,
+    "fleet",
+    `Find out why ${names.join(", ")} refused and fix it (the other instances hold the commit: do not send it to them again). Then ${wayOn(ctx.run)} completes it: it sends commit to ${names.length === 1 ? "that instance" : "those instances"} only, once RUNNING with canCommit true, after you confirm.`,
+  );
   const earlier = ctx.run.memory.split;
   if (names.length >= sentTo) {
     // a completion refused again: the instances that held the commit before still hold it
@@ -337,7 +340,7 @@ function splitFailure(ctx: StepContext, err: unknown, sentTo: number, refusedBef
       {
         reason: err.reason,
         beforeResume: true,
-        hint: `Find out why ${names.join(", ")} refused and fix it (the other instances hold the commit: do not send it to them again). ${resume}`,
+        hint,
       },
     );
   }
@@ -349,7 +352,7 @@ function splitFailure(ctx: StepContext, err: unknown, sentTo: number, refusedBef
     {
       reason: err.reason,
       beforeResume: true,
-      hint: `Find out why ${names.join(", ")} refused and fix it (the other instances hold the commit: do not send it to them again). ${resume}`,
+      hint,
     },
   );
 }

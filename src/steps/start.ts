@@ -9,7 +9,7 @@ import { keyed, toEach, type StepKindDef } from "./kit/define.js";
 import { checkIdentity, checkInterlock, readFleet, sendCommand, stateOrWhyNot } from "./kit/fleet-ops.js";
 import { poll } from "./kit/poll.js";
 import { COMMAND_IMPOSSIBLE_STATE, commandPossible, resultOf, shardedWithoutEmbedded } from "./kit/sequence.js";
-import type { StepContext } from "./kit/context.js";
+import { byHand, wayOn, type StepContext, type WayOnRun } from "./kit/context.js";
 import type { FleetSnapshot, InstanceSample } from "../fleet/index.js";
 import { commandTargets } from "./kit/targets.js";
 import { redactLeaves } from "../redact.js";
@@ -116,7 +116,7 @@ export const start: StepKindDef<StartRequest> = {
       notIdle.length === 0
         ? "every instance is IDLE"
         : `start is allowed only in IDLE; ${notIdle.map((i) => `${instanceLabel(i.ref)} is ${stateOrWhyNot(i)}`).join(", ")}`,
-      notIdleHint(notIdle),
+      notIdleHint(ctx.run, notIdle),
     );
     // from now on every read must show this direction (fleet identity, issue 12 item 2)
     ctx.run.memory.identity.direction = {
@@ -141,11 +141,20 @@ const PAST_COMMIT = new Set<string | undefined>(["COMMITTING", "COMMITTED", "REV
  * IDLE (a restarted service "returns to the state it had before the crash", service facts), so
  * --resume, which would send the same start to the same fleet, is no way on there.
  */
-function notIdleHint(notIdle: readonly InstanceSample[]): string {
+function notIdleHint(run: WayOnRun, notIdle: readonly InstanceSample[]): string {
   const past = notIdle.filter((i) => PAST_COMMIT.has(i.progress?.state));
+  // the simulator of a rehearsal starts IDLE: what else it shows is the rehearsal's own doing
   if (past.length > 0)
-    return `${past.map((i) => instanceLabel(i.ref)).join(", ")} already committed a sync, and a committed sync does not go back to IDLE: if this runbook's cutover is done, there is nothing to run again (syncbook status shows what its journal did); a new sync needs a service that is IDLE.`;
-  return "A sync already runs (use --resume to adopt a run this tool started), or an instance is down.";
+    return byHand(
+      run,
+      "fleet",
+      `${past.map((i) => instanceLabel(i.ref)).join(", ")} already committed a sync, and a committed sync does not go back to IDLE: if this runbook's cutover is done, there is nothing to run again (syncbook status shows what its journal did); a new sync needs a service that is IDLE.`,
+    );
+  return byHand(
+    run,
+    "fleet",
+    `A sync already runs (${wayOn(run)} adopts a run this tool started), or an instance is down.`,
+  );
 }
 
 /**

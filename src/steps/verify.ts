@@ -16,7 +16,7 @@ import { errorMessage } from "../errors.js";
 import { instanceLabel } from "../events.js";
 import type { VerifyBody } from "../runbook/types.js";
 import type { StepContext } from "./kit/context.js";
-import { StepFailure } from "./kit/context.js";
+import { StepFailure, byHand, simulatorWayOn, wayOn } from "./kit/context.js";
 import type { StepKindDef } from "./kit/define.js";
 import { checkInterlock, stateOrWhyNot } from "./kit/fleet-ops.js";
 import { stoppedInCommitInterlock } from "./kit/stopped-in-commit.js";
@@ -219,7 +219,7 @@ async function writesOff(ctx: StepContext, t: VerifierTools): Promise<{ states: 
   m.writesOff = askOf(o, at);
   const met = early.length > 0 ? states : [];
   if (o.ok) return { states: met };
-  refused("writesOff", o.error, earlier);
+  refused(ctx.run, "writesOff", o.error, earlier);
   ctx.run.emit("decision", {
     index: ctx.index,
     id: ctx.id,
@@ -265,7 +265,7 @@ function writesStoppedInterlock(ctx: StepContext): void {
         ? `writesOff tells the verifier that writes have stopped, and ${COMMIT_WRITES_FORCED}`
         : "writesOff tells the verifier that writes have stopped, and no stopWrites step has succeeded in this run",
     forcedCommit
-      ? `Stop the application's writes, declare \`writesStoppedExternally: true\` in the runbook, then \`syncbook run ${ctx.run.targetKept} --resume --allow-changed-runbook\`${ctx.run.keptNote}: writesOff goes once they have stopped, and the verifier compares what the commit left. Or \`syncbook run ${ctx.run.target} --resume --force=writes-stopped\`: this step runs, and the cutover stays not verified.`
+      ? `Stop the application's writes, declare \`writesStoppedExternally: true\` in the runbook, then ${wayOn(ctx.run, { changed: true })}: writesOff goes once they have stopped, and the verifier compares what the commit left. Or ${wayOn(ctx.run, { force: "writes-stopped" })}: this step runs, and the cutover stays not verified.`
       : "Run verify after stopWrites and commit (the documented order), or set `writesStoppedExternally: true` if writes are stopped another way.",
     // the way on edits the runbook: status and the page offer that --resume, not a plain one (refused
     // again). Unforced, no command: where the run stands decides it (a `--from verify` in a folder
@@ -295,7 +295,7 @@ function judge(ctx: StepContext, p: VerifierProgress, before: string[] | undefin
     throw new StepFailure(`not verified: ${why}`, {
       reason: "unsafe",
       beforeResume: true,
-      hint: `Nothing is verified for this cutover. Restart the verifier with --clean (it drops the old verification when the check arrives) or on a new metadata database (a new --metaURI or --metaDBName), then \`syncbook run ${ctx.run.target} --resume\`: this step sends a new check and verifies every document from generation 0.`,
+      hint: `Nothing is verified for this cutover. ${byHand(ctx.run, "verifier", `Restart the verifier with --clean (it drops the old verification when the check arrives) or on a new metadata database (a new --metaURI or --metaDBName), then ${wayOn(ctx.run)}: this step sends a new check and verifies every document from generation 0.`)}`,
     });
   }
   const why = standing.result;
@@ -307,16 +307,17 @@ function judge(ctx: StepContext, p: VerifierProgress, before: string[] | undefin
       beforeResume: true,
       // the filter is the runbook's: corrected there, the --resume needs the flag (StepFailure.resumeFlags)
       ...(filtered ? { resumeFlags: ["--allow-changed-runbook"] } : {}),
+      // (in a rehearsal the filter is corrected alone: the simulator's verifier starts afresh with it)
       hint: filtered
-        ? `Nothing is verified for this cutover. Correct the check's \`filter\` in the runbook (or remove it), ${restart}, then \`syncbook run ${ctx.run.targetKept} --resume --allow-changed-runbook\`${ctx.run.keptNote}: this step sends a new check with it.`
-        : `Nothing is verified for this cutover. Start the verifier again with --verifyAll (or a --srcNamespace for each collection to verify) and --clean (or on a new metadata database), then \`syncbook run ${ctx.run.target} --resume\`: this step sends a new check. If the source truly has no collection, there is nothing to verify, and the cutover stays not verified.`,
+        ? `Nothing is verified for this cutover. Correct the check's \`filter\` in the runbook (or remove it), ${ctx.run.mode === "rehearse" ? "" : `${restart}, `}then ${wayOn(ctx.run, { changed: true })}: this step sends a new check with it.`
+        : `Nothing is verified for this cutover. ${byHand(ctx.run, "verifier", `Start the verifier again with --verifyAll (or a --srcNamespace for each collection to verify) and --clean (or on a new metadata database), then ${wayOn(ctx.run)}: this step sends a new check. If the source truly has no collection, there is nothing to verify, and the cutover stays not verified.`)}`,
     });
   }
   if (standing.skippedDdl) {
     throw new StepFailure(`not verified: ${why} (${describeVerifier(p)})`, {
       reason: "unsafe",
       beforeResume: true,
-      hint: `Nothing is verified for this cutover: the verifier's log names each DDL event it skipped. With the source's writes and DDL stopped, restart the verifier with --clean (or on a new metadata database) and without --ddlHandling warnMost (DDL during the new check then stops it rather than going unverified), then \`syncbook run ${ctx.run.target} --resume\`: this step sends a new check, which compares every collection as it is now.`,
+      hint: `Nothing is verified for this cutover${ctx.run.mode === "rehearse" ? `. ${simulatorWayOn("verifier")}` : `: the verifier's log names each DDL event it skipped. With the source's writes and DDL stopped, restart the verifier with --clean (or on a new metadata database) and without --ddlHandling warnMost (DDL during the new check then stops it rather than going unverified), then ${wayOn(ctx.run)}: this step sends a new check, which compares every collection as it is now.`}`,
     });
   }
   if (why === WRITES_OFF_FORCED) {
@@ -328,14 +329,14 @@ function judge(ctx: StepContext, p: VerifierProgress, before: string[] | undefin
       // said with the --resume it names (status, the page): a plain one is refused again (a review)
       ...(declared ? { beforeResume: true } : ALLOW_CHANGED),
       hint: declared
-        ? `Nothing is verified for this cutover. The runbook declares the application's writes stopped (\`writesStoppedExternally: true\`), and this verifier's writesOff went before that: restart the verifier with --clean (or on a new metadata database), then \`syncbook run ${ctx.run.target} --resume\`: this step sends a new check and writesOff.`
-        : `Nothing is verified for this cutover. Stop the application's writes and declare \`writesStoppedExternally: true\` in the runbook (a stopWrites step does not count for a commit sent past a forced writes-stopped interlock), restart the verifier with --clean (or on a new metadata database), then \`syncbook run ${ctx.run.targetKept} --resume --allow-changed-runbook\`${ctx.run.keptNote}: this step sends a new check and writesOff.`,
+        ? `Nothing is verified for this cutover. The runbook declares the application's writes stopped (\`writesStoppedExternally: true\`), and this verifier's writesOff went before that: ${byHand(ctx.run, "verifier", `restart the verifier with --clean (or on a new metadata database), then ${wayOn(ctx.run)}: this step sends a new check and writesOff.`)}`
+        : `Nothing is verified for this cutover. Stop the application's writes and declare \`writesStoppedExternally: true\` in the runbook (a stopWrites step does not count for a commit sent past a forced writes-stopped interlock), ${ctx.run.mode === "rehearse" ? "" : "restart the verifier with --clean (or on a new metadata database), "}then ${wayOn(ctx.run, { changed: true })}: this step sends a new check and writesOff.`,
     });
   }
   if (why !== undefined)
     throw new StepFailure(`not a verification result: ${why} (${describeVerifier(p)})`, {
       beforeResume: true,
-      hint: "Nothing is verified. Read the verifier's log (is it the migration verifier, release v0.2.1?). Run again with --resume to continue this verification (nothing is resent blindly), or restart the verifier with --clean (or on a new metadata database) and run again with --resume to verify from the start.",
+      hint: `Nothing is verified. ${byHand(ctx.run, "verifier", `Read the verifier's log (is it the migration verifier, release v0.2.1?). ${wayOn(ctx.run)} continues this verification (nothing is resent blindly); or restart the verifier with --clean (or on a new metadata database), then ${wayOn(ctx.run)} verifies from the start.`)}`,
     });
   // notEarned made sure both are numbers
   const failed = p.verificationStatus?.failedTasks as number;

@@ -92,7 +92,7 @@ describe("the commands offered after a run with --journal-dir", () => {
     for (const target of [[c.file, "--journal-dir", "j"], [join("j", "crash")]])
       // with what the commit's failure said to do first (its hint marked so: StepFailure beforeResume)
       expect((await watchPage(target, c.dir)).runner.next, target.join(" ")).toBe(
-        `${resume}   (first, as step 5 commit's failure said: Check those instances' progress by hand before anything else; then run again with --resume, which reads the fleet before sending anything.)`,
+        `${resume}   (first, as step 5 commit's failure said: Check those instances' progress by hand before anything else; then \`${resume}\`, which reads the fleet before sending anything.)`,
       );
     // the report of that journal keeps it for the commands it offers
     const rebuilt = await cli(["report", join("j", "crash"), "--out", "rep"], { cwd: c.dir });

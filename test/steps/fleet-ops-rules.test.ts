@@ -106,7 +106,7 @@ async function failure(p: Promise<unknown>): Promise<StepFailure> {
 }
 
 const UNSAFE_HINT =
-  "Check those instances' progress by hand before anything else; then run again with --resume, which reads the fleet before sending anything.";
+  "Check those instances' progress by hand before anything else; then `syncbook run rb.yaml --resume`, which reads the fleet before sending anything.";
 
 // ---- readFleet, short -----------------------------------------------------------------------
 

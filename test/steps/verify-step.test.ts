@@ -127,7 +127,7 @@ const accepted = (more: Partial<VerifierMemory> = {}): VerifierMemory => ({
 });
 
 const NOT_A_RESULT_HINT =
-  "Nothing is verified. Read the verifier's log (is it the migration verifier, release v0.2.1?). Run again with --resume to continue this verification (nothing is resent blindly), or restart the verifier with --clean (or on a new metadata database) and run again with --resume to verify from the start.";
+  "Nothing is verified. Read the verifier's log (is it the migration verifier, release v0.2.1?). `syncbook run rb.yaml --resume` continues this verification (nothing is resent blindly); or restart the verifier with --clean (or on a new metadata database), then `syncbook run rb.yaml --resume` verifies from the start.";
 
 const VERIFIED = `verified: phase idle, generation 2, totalTasks 8, completedTasks 8, failedTasks 0, metadataMismatchTasks 0, processingTasks 0, addedTasks 0 (writesOff was sent in generation 0)`;
 
@@ -305,7 +305,7 @@ describe("verify: the writes-stopped interlock, before writesOff", () => {
     expect(e.message).toBe(`refused (stopped-in-commit): ${stoppedInCommitWords(SIC)}`);
     expect(e.beforeResume).toBe(false);
     expect(e.hint).toMatch(
-      /^This step took no verification result for this cutover, and the commit holds on the fleet\. Restart the migration \(a new sync to an emptied destination\), then: syncbook run .* --new-cutover; or, only if .*--resume --force=stopped-in-commit\.$/,
+      /^This step took no verification result for this cutover, and the commit holds on the fleet\. Restart the migration \(a new sync to an emptied destination\), then: `syncbook run rb\.yaml --new-cutover`; or, only if .*, `syncbook run rb\.yaml --resume --force=stopped-in-commit`\.$/,
     );
     expect(s.v.ops()).toEqual([]);
     expect(s.v.reads).toBe(0);
@@ -632,7 +632,7 @@ describe("ensureCheck: the run's check, never sent twice while one may be in fli
     );
     expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toBe(
-      "The verifier runs one verification per process (a second check panics it). Restart it with --clean (its first answers after this run's check then show a fresh verification) or on a new metadata database, then run this step again (--resume).",
+      "The verifier runs one verification per process (a second check panics it). Restart it with --clean (its first answers after this run's check then show a fresh verification) or on a new metadata database, then `syncbook run rb.yaml --resume`: it runs this step again.",
     );
     expect(s.v.ops()).toEqual([]);
   });
@@ -645,7 +645,7 @@ describe("ensureCheck: the run's check, never sent twice while one may be in fli
     );
     expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toBe(
-      "The verifier runs one verification per process (a second check panics it). Restart it for the reversed sync, its --srcURI and --dstURI swapped, with --clean (or on a new metadata database), then run this step again (--resume).",
+      "The verifier runs one verification per process (a second check panics it). Restart it for the reversed sync, its --srcURI and --dstURI swapped, with --clean (or on a new metadata database), then `syncbook run rb.yaml --resume`: it runs this step again.",
     );
     expect(s.v.ops()).toEqual([]);
     expect(s.m).toEqual({ reversed: "rollback", restarts: 1 });
@@ -660,7 +660,7 @@ describe("ensureCheck: the run's check, never sent twice while one may be in fli
     );
     expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toBe(
-      "Restart the verifier for the reversed sync, its --srcURI and --dstURI swapped, with --clean (or on a new metadata database), so that this run's check starts a verification of it; then run this step again (--resume).",
+      "Restart the verifier for the reversed sync, its --srcURI and --dstURI swapped, with --clean (or on a new metadata database), so that this run's check starts a verification of it; then `syncbook run rb.yaml --resume`: it runs this step again.",
     );
     expect(s.v.ops()).toEqual([]);
     expect(s.of("verifier.baseline")).toEqual([]);
@@ -894,7 +894,7 @@ describe("what the verifier shows before this run's check, and its first answers
   const origins = (s: ReturnType<typeof setup>) => s.of("verifier.origin").map(({ ours, why }) => ({ ours, why }));
   const PERSISTED_WARN = `the verifier shows the counters of an earlier verification (${describeVerifier(STALE)}): started without --clean, this check resumes it; started with --clean, it drops it when the check arrives. The check's first answers decide: a fresh verification goes on, a resumed one is refused`;
   const CLEAN_HINT =
-    "Restart the verifier with --clean (it drops the old verification when this run's check arrives; its first answers then show a fresh one, generation 0 with new tasks) or on a new metadata database (a new --metaURI or --metaDBName), then run this step again (--resume).";
+    "Restart the verifier with --clean (it drops the old verification when this run's check arrives; its first answers then show a fresh one, generation 0 with new tasks) or on a new metadata database (a new --metaURI or --metaDBName), then `syncbook run rb.yaml --resume`: it runs this step again.";
   const OLD_WARN =
     "verifier progress: an empty HTTP 500: verifier releases v0.1.6 to v0.2.0 answer progress with an empty HTTP 500 until their first check (fixed in v0.2.1). It cannot tell a verifier that never ran a check from one whose metadata holds an earlier verification (a check resumes that one): a check is judged by its first answers. Use the verifier v0.2.1 for a cutover.";
 
@@ -1028,7 +1028,7 @@ describe("what the verifier shows before this run's check, and its first answers
     );
     expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toBe(
-      "Restart the verifier with --clean (its first answers after this run's check then show a fresh verification) or on a new metadata database, then run this step again (--resume).",
+      "Restart the verifier with --clean (its first answers after this run's check then show a fresh verification) or on a new metadata database, then `syncbook run rb.yaml --resume`: it runs this step again.",
     );
     expect(s.v.ops()).toEqual([]);
     // a verifier with nothing to resume clears it: the check cannot start the refused verification
@@ -1755,7 +1755,7 @@ describe("a verifier restarted in the middle: said, journaled, followed (never a
     );
     expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toBe(
-      "Find out what restarts the verifier (its log, its supervisor), then choose: run again with --resume to continue (the restarted verifier gets a check, which resumes its persisted verification, then writesOff), or restart the verifier with --clean (or on a new metadata database) and run again with --resume to verify from the start.",
+      "Find out what restarts the verifier (its log, its supervisor), then choose: `syncbook run rb.yaml --resume` to continue (the restarted verifier gets a check, which resumes its persisted verification, then writesOff), or restart the verifier with --clean (or on a new metadata database), then `syncbook run rb.yaml --resume` to verify from the start.",
     );
     expect(s.v.ops()).toEqual(["check", "writesOff", "check", "writesOff", "check", "writesOff"]);
     // the third is journaled too: --resume starts from it
@@ -2051,7 +2051,7 @@ describe("VerifierReader: a gone verifier fails fast, a slow one is waited for",
   const GONE = (target: string) =>
     `${CAUSES} Read its log. With no more DDL run on the source, restart the verifier with --clean (or on a new metadata database): ${AGAIN}. Not with --ddlHandling warnMost, which that error suggests: this cutover refuses a result that skipped DDL. Then \`syncbook run ${target} --resume\`: this step sends a new check, which compares every collection as it is now.`;
   const NOT_RUNNING =
-    "The verifier is not running (it exits after a failed check, e.g. a collection that exists only on the source, or after two operational requests at once). Read its log, restart it, then run again with --resume: a restarted verifier gets a new check.";
+    "The verifier is not running (it exits after a failed check, e.g. a collection that exists only on the source, or after two operational requests at once). Read its log, restart it, then `syncbook run rb.yaml --resume`: a restarted verifier gets a new check.";
 
   it.each(["refused", "reset"] as const)(
     "%s after a check of this cutover: the hint names DDL under failAll, the --clean restart and the full --resume",
@@ -2210,6 +2210,8 @@ describe("refused: the verifier's text and what it means [lock][writesoff-twice]
   const svc = (error: string, description = "") => new ServiceError(VERIFIER_URL, "progress", error, description, 200);
   const tr = (code: "timeout" | "network" | "non-json" | "bad-answer" | "connect", requestSent = true) =>
     new TransportError(VERIFIER_URL, "progress", code, code, { requestSent });
+  // a real run's way on (the hints' text in a rehearsal: test/steps/way-on.test.ts)
+  const RUN = { mode: "run", target: "rb.yaml", targetKept: "rb.yaml", keptNote: "" } as const;
   const thrown = (f: () => void): StepFailure => {
     try {
       f();
@@ -2221,14 +2223,14 @@ describe("refused: the verifier's text and what it means [lock][writesoff-twice]
   };
 
   it.each(["check", "writesOff"] as const)("%s answered 'request in progress': the verifier now shuts down", (op) => {
-    const e = thrown(() => refused(op, svc("APIError", "Request in progress")));
+    const e = thrown(() => refused(RUN, op, svc("APIError", "Request in progress")));
     expect(e.message).toBe(`the verifier refused ${op}: APIError: Request in progress`);
     expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toMatch(/^Another operational request was being handled .* and the verifier now shuts down/);
   });
 
   it("writesOff already set, this run had not sent it: something else did", () => {
-    const e = thrown(() => refused("writesOff", svc("writesOff already set")));
+    const e = thrown(() => refused(RUN, "writesOff", svc("writesOff already set")));
     expect(e.message).toBe(
       "the verifier refused writesOff: writesOff already set (this run had not sent it: something else did)",
     );
@@ -2238,7 +2240,7 @@ describe("refused: the verifier's text and what it means [lock][writesoff-twice]
 
   it("writesOff already set after this run's refused one: it stays set, this verification never finishes", () => {
     const e = thrown(() =>
-      refused("writesOff", svc("writesOff already set"), { answered: "error", at: 1, error: "no time" }),
+      refused(RUN, "writesOff", svc("writesOff already set"), { answered: "error", at: 1, error: "no time" }),
     );
     expect(e.message).toBe(
       "the verifier refused writesOff: writesOff already set (this run's earlier writesOff was refused: no time)",
@@ -2248,7 +2250,7 @@ describe("refused: the verifier's text and what it means [lock][writesoff-twice]
   });
 
   it("writesOff already set, this run's earlier one without its text", () => {
-    const e = thrown(() => refused("writesOff", svc("writesOff already set"), { answered: "error", at: 1 }));
+    const e = thrown(() => refused(RUN, "writesOff", svc("writesOff already set"), { answered: "error", at: 1 }));
     expect(e.message).toBe(
       "the verifier refused writesOff: writesOff already set (this run had not sent it: something else did)",
     );
@@ -2257,7 +2259,7 @@ describe("refused: the verifier's text and what it means [lock][writesoff-twice]
   });
 
   it("writesOff failing to read a cluster time: cannot be retried", () => {
-    const e = thrown(() => refused("writesOff", svc("failed to fetch source's Cluster Time: x")));
+    const e = thrown(() => refused(RUN, "writesOff", svc("failed to fetch source's Cluster Time: x")));
     expect(e.message).toBe("the verifier refused writesOff: failed to fetch source's Cluster Time: x");
     expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toMatch(
@@ -2267,7 +2269,7 @@ describe("refused: the verifier's text and what it means [lock][writesoff-twice]
 
   it("for check, 'already set' and 'cluster time' are refusals like any other", () => {
     for (const text of ["writesOff already set", "failed to fetch source's cluster time"]) {
-      const e = thrown(() => refused("check", svc(text)));
+      const e = thrown(() => refused(RUN, "check", svc(text)));
       expect(e.message).toBe(`the verifier refused check: ${text}`);
       expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
       expect(e.hint).toBe("Read the verifier's log; nothing was sent again.");
@@ -2275,25 +2277,25 @@ describe("refused: the verifier's text and what it means [lock][writesoff-twice]
   });
 
   it("a request never sent: not sent, is the verifier running?", () => {
-    const e = thrown(() => refused("check", tr("connect", false)));
+    const e = thrown(() => refused(RUN, "check", tr("connect", false)));
     expect(e.message).toBe(`verifier check not sent: ${VERIFIER_URL}: progress failed: connect`);
     expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toMatch(/^Is the verifier running at the runbook's `verifier:` URL\?/);
   });
 
   it.each(["non-json", "bad-answer"] as const)("writesOff answered %s: the handler failed (its panic)", (code) => {
-    const e = thrown(() => refused("writesOff", tr(code)));
+    const e = thrown(() => refused(RUN, "writesOff", tr(code)));
     expect(e.message).toBe(`verifier writesOff failed: ${VERIFIER_URL}: progress failed: ${code}`);
     expect(e.beforeResume).toBe(/--resume/.test(e.hint ?? ""));
     expect(e.hint).toMatch(/^The verifier's handler failed \(an empty HTTP 500 is its panic/);
   });
 
   it("no answer (unknown outcome): returns, the caller learns it from progress", () => {
-    expect(refused("writesOff", tr("timeout"))).toBeUndefined();
-    expect(refused("writesOff", tr("network"))).toBeUndefined();
-    expect(refused("check", tr("non-json"))).toBeUndefined();
-    expect(refused("check", tr("bad-answer"))).toBeUndefined();
-    expect(refused("check", new Error("other"))).toBeUndefined();
+    expect(refused(RUN, "writesOff", tr("timeout"))).toBeUndefined();
+    expect(refused(RUN, "writesOff", tr("network"))).toBeUndefined();
+    expect(refused(RUN, "check", tr("non-json"))).toBeUndefined();
+    expect(refused(RUN, "check", tr("bad-answer"))).toBeUndefined();
+    expect(refused(RUN, "check", new Error("other"))).toBeUndefined();
   });
 
   it("writesOff refused through the step: the run's memory says refused, the text is the verifier's", async () => {

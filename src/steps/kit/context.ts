@@ -270,6 +270,55 @@ export class StepFailure extends Error {
   }
 }
 
+/** What a hint's way on reads of the run (`wayOn`). */
+export type WayOnRun = Pick<RunContext, "mode" | "target" | "targetKept" | "keptNote">;
+
+/** How a hint's way on goes on (`wayOn`). */
+export interface WayOnHow {
+  /**
+   * The hint edits the runbook: a plain `--resume` of a changed runbook is refused
+   * (src/journal/reconcile.ts `changed-runbook`), so this one carries `--allow-changed-runbook`
+   * with every `--var` kept (`targetKept`), as `StepFailure.resumeFlags` says to status and the page.
+   */
+  changed?: boolean;
+  /** The interlock it goes past (`--force=`), for one who accepts what the hint says of it. */
+  force?: ForceCheck;
+  /** The cutover again from its start, not from this step (`--new-cutover`, every `--var` kept). */
+  newCutover?: boolean;
+}
+
+/**
+ * The way on after a step's failure as its hint names it, and the only place a hint in src/steps
+ * names `syncbook run` or `--resume` (test/steps/way-on.test.ts): in a run or a resume the command,
+ * as one pastes it; in a rehearsal "rehearse again". A rehearsal journals nothing, and `syncbook
+ * run … --resume` pasted acts on the runbook's real fleet (or is refused for want of a journal);
+ * its own way on is the cause removed and the rehearsal again (with the same `--force`, which
+ * `syncbook rehearse` takes too).
+ */
+export function wayOn(run: WayOnRun, how: WayOnHow = {}): string {
+  if (run.mode === "rehearse") return how.force ? `rehearse again with \`--force=${how.force}\`` : "rehearse again";
+  if (how.newCutover) return `\`syncbook run ${run.targetKept} --new-cutover\`${run.keptNote}`;
+  if (how.changed) return `\`syncbook run ${run.targetKept} --resume --allow-changed-runbook\`${run.keptNote}`;
+  return `\`syncbook run ${run.target} --resume${how.force ? ` --force=${how.force}` : ""}\``;
+}
+
+/**
+ * A rehearsal's way on where a real run's is done by hand to the fleet or the verifier (check its
+ * progress, restart it with --clean): the simulator stopped with the rehearsal, and the next one
+ * starts afresh, so what failed it (a `--fault`, the runbook) is what to change.
+ */
+export function simulatorWayOn(of: "fleet" | "verifier"): string {
+  return `${of === "fleet" ? "The fleet is the rehearsal's simulator" : "The verifier is the simulator's"}, stopped with the rehearsal: see why above, then rehearse again.`;
+}
+
+/**
+ * A way on done by hand to the real fleet or verifier (`real`: check it, restart it, then the
+ * `wayOn` it names); in a rehearsal `simulatorWayOn`.
+ */
+export function byHand(run: Pick<RunContext, "mode">, of: "fleet" | "verifier", real: string): string {
+  return run.mode === "rehearse" ? simulatorWayOn(of) : real;
+}
+
 /**
  * The way on after a step ran out of time, after `lead` (what to look at first, or ""): a raised
  * `timeout` edits the runbook, and a plain `--resume` of a changed runbook is refused
@@ -277,17 +326,14 @@ export class StepFailure extends Error {
  * every `--var` kept (`targetKept`); unchanged, the plain `--resume` (a review: the hint said
  * "Raise the step's `timeout`" and the run's end offered the plain one, refused once it was raised).
  */
-export function timeoutHint(
-  run: Pick<RunContext, "target" | "targetKept" | "keptNote" | "mode">,
-  lead: string,
-): string {
+export function timeoutHint(run: WayOnRun, lead: string): string {
   // a rehearsal names no `syncbook run`: pasted, it would act on the runbook's real fleet
   if (run.mode === "rehearse")
     return lead
       ? `${lead}, or raise the step's \`timeout\` in the runbook, then rehearse again.`
       : "Raise the step's `timeout` in the runbook, then rehearse again.";
-  const raised = `raise the step's \`timeout\` in the runbook, then \`syncbook run ${run.targetKept} --resume --allow-changed-runbook\`${run.keptNote}`;
-  const again = `\`syncbook run ${run.target} --resume\``;
+  const raised = `raise the step's \`timeout\` in the runbook, then ${wayOn(run, { changed: true })}`;
+  const again = wayOn(run);
   return lead
     ? `${lead}; once they are ready, ${again} waits again. Or ${raised}.`
     : `To give it more time, ${raised}. Unchanged, ${again} goes on from this step with the same limit.`;

@@ -22,7 +22,15 @@ import {
 import { instanceKey, instanceLabel, type InstanceRef } from "../../events.js";
 import { clusterName, type FleetSnapshot, type InstanceSample } from "../../fleet/index.js";
 import { formatDuration } from "../../runbook/index.js";
-import { StepFailure, StepTimeout, type RunContext, type StepContext } from "./context.js";
+import {
+  StepFailure,
+  StepTimeout,
+  byHand,
+  wayOn,
+  type RunContext,
+  type StepContext,
+  type WayOnRun,
+} from "./context.js";
 import { poll } from "./poll.js";
 import { retryPauseMs, type RetryPolicy } from "../../retry.js";
 
@@ -307,7 +315,7 @@ export function checkIdentity(ctx: StepContext, snap: FleetSnapshot): void {
  * review: it was told to keep the list). A rehearsal names no `syncbook run`: pasted, it acts on
  * the runbook's real fleet.
  */
-export function identityWayOn(run: Pick<RunContext, "mode" | "target" | "targetKept" | "keptNote" | "memory">): {
+export function identityWayOn(run: WayOnRun & Pick<RunContext, "memory">): {
   hint: string;
   beforeResume?: true;
 } {
@@ -320,14 +328,14 @@ export function identityWayOn(run: Pick<RunContext, "mode" | "target" | "targetK
     // the new cutover checks no value against this one's: every --var kept, a secret one masked.
     // This run's hooks ran: its --resume, said after the hint (the run's end, status, the page)
     return {
-      hint: `Nothing has been sent to the fleet yet: only the runbook's hooks ran. Correct ${list} or what answers at each address. With the list corrected, \`syncbook run ${run.targetKept} --new-cutover\`${run.keptNote} starts over from the first step, its hooks again (a plain run is refused by this unfinished cutover, a \`--resume\` by the changed list); with it unchanged, ${run.memory.actedNow ? `\`syncbook run ${run.target} --resume\`` : again}.`,
+      hint: `Nothing has been sent to the fleet yet: only the runbook's hooks ran. Correct ${list} or what answers at each address. With the list corrected, ${wayOn(run, { newCutover: true })} starts over from the first step, its hooks again (a plain run is refused by this unfinished cutover, a \`--resume\` by the changed list); with it unchanged, ${run.memory.actedNow ? wayOn(run) : again}.`,
       ...(run.memory.actedNow ? { beforeResume: true as const } : {}),
     };
   // (a resend inside a fan-out is refused too: the command may be on part of the fleet, which the
   // --resume reads before it sends anything)
   if (run.memory.actedNow)
     return {
-      hint: `The refused command was not sent. ${keep} ${putRight}, then \`syncbook run ${run.target} --resume\`: it reads the fleet again before it sends anything.`,
+      hint: `The refused command was not sent. ${keep} ${putRight}, then ${wayOn(run)}: it reads the fleet again before it sends anything.`,
       beforeResume: true,
     };
   return {
@@ -530,7 +538,7 @@ export async function sendCommand(ctx: StepContext, spec: CommandSpec): Promise<
               )}`,
             ]
           : [];
-        throw unsafe(op, [...no, ...doubts, ...lost], accepted.size, resent);
+        throw unsafe(ctx.run, op, [...no, ...doubts, ...lost], accepted.size, resent);
       }
       checkIdentity(ctx, snap);
       rounds++;
@@ -658,7 +666,7 @@ async function settle(
   return last;
 }
 
-function unsafe(op: CommandOp, doubts: string[], accepted: number, resent: string[]): StepFailure {
+function unsafe(run: WayOnRun, op: CommandOp, doubts: string[], accepted: number, resent: string[]): StepFailure {
   const did = [
     accepted > 0 ? `accepted by ${accepted} instance(s)` : "answered by no instance",
     resent.length ? `sent again to ${resent.join(", ")}` : "",
@@ -668,8 +676,17 @@ function unsafe(op: CommandOp, doubts: string[], accepted: number, resent: strin
     {
       reason: "unsafe",
       beforeResume: true,
-      hint: "Check those instances' progress by hand before anything else; then run again with --resume, which reads the fleet before sending anything.",
+      hint: inDoubtWayOn(run),
     },
+  );
+}
+
+/** A command in doubt on some instances: their progress looked at by hand first, then the way on, which reads the fleet. */
+function inDoubtWayOn(run: WayOnRun): string {
+  return byHand(
+    run,
+    "fleet",
+    `Check those instances' progress by hand before anything else; then ${wayOn(run)}, which reads the fleet before sending anything.`,
   );
 }
 
@@ -703,7 +720,7 @@ function explainAbort(
     {
       reason: "unsafe",
       beforeResume: true,
-      hint: "Check those instances' progress by hand before anything else; then run again with --resume, which reads the fleet before sending anything. A command step's `timeout` should leave room for twice the request timeout.",
+      hint: `${inDoubtWayOn(ctx.run)} A command step's \`timeout\` should leave room for twice the request timeout.`,
     },
   );
 }

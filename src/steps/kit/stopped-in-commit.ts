@@ -9,7 +9,7 @@
  * cutover; only the verdict said "not verified").
  */
 import { stoppedInCommitWords } from "../../fleet/index.js";
-import type { StepContext } from "./context.js";
+import { byHand, wayOn, type StepContext } from "./context.js";
 import { checkInterlock } from "./fleet-ops.js";
 
 /**
@@ -24,6 +24,6 @@ export function stoppedInCommitInterlock(ctx: StepContext, held: string): void {
     "stopped-in-commit",
     false,
     stoppedInCommitWords(stopped),
-    `${held}, and the commit holds on the fleet. Restart the migration (a new sync to an emptied destination), then: syncbook run ${ctx.run.targetKept} --new-cutover${ctx.run.keptNote}; or, only if you accept this migration unverified or know from that instance's log that its process did not stop before the destination took writes, syncbook run ${ctx.run.target} --resume --force=stopped-in-commit.`,
+    `${held}, and the commit holds on the fleet. ${byHand(ctx.run, "fleet", `Restart the migration (a new sync to an emptied destination), then: ${wayOn(ctx.run, { newCutover: true })}; or, only if you accept this migration unverified or know from that instance's log that its process did not stop before the destination took writes, ${wayOn(ctx.run, { force: "stopped-in-commit" })}.`)}`,
   );
 }

@@ -35,7 +35,16 @@ import { instanceLabel } from "../../events.js";
 import type { FailingCondition } from "../../fleet/index.js";
 import { durationOr, formatDuration } from "../../runbook/index.js";
 import type { Duration } from "../../runbook/types.js";
-import { StepFailure, StepTimeout, type RunContext, type StepContext, type VerifierAsk } from "./context.js";
+import {
+  StepFailure,
+  StepTimeout,
+  byHand,
+  simulatorWayOn,
+  wayOn,
+  type StepContext,
+  type VerifierAsk,
+  type WayOnRun,
+} from "./context.js";
 import { poll, pollResult } from "./poll.js";
 import { RECHECK_WARN_MS, watchRechecks, writingInstances } from "./rechecks.js";
 import type { FleetSnapshot } from "../../fleet/index.js";
@@ -148,14 +157,14 @@ export function verifierTools(ctx: StepContext, body: VerificationBody): Verifie
  * refuses a result that skipped DDL (earned.ts `skippedSourceDdl`). A rehearsal names no `syncbook
  * run`: pasted, it would act on the runbook's real fleet.
  */
-export function verifierGoneHint(run: Pick<RunContext, "target" | "mode">): string {
+export function verifierGoneHint(run: WayOnRun): string {
   const causes =
     'The verifier is not running: it exits on any DDL on the source under its default --ddlHandling failAll (its log then shows "Fatal error." with the error "received event with unknown optype: …"), on a failed check (e.g. a collection that exists only on the source), or on a second operational request while one is handled.';
   const again =
     "restarted without --clean, it resumes its change stream from the resume token it saved before that DDL, reads it again and exits again";
   if (run.mode === "rehearse")
     return `${causes} The rehearsal's verdict says why the simulator's verifier exited. A real verifier is restarted with --clean (${again}), and not with --ddlHandling warnMost; here, remove the cause, then rehearse again.`;
-  return `${causes} Read its log. With no more DDL run on the source, restart the verifier with --clean (or on a new metadata database): ${again}. Not with --ddlHandling warnMost, which that error suggests: this cutover refuses a result that skipped DDL. Then \`syncbook run ${run.target} --resume\`: this step sends a new check, which compares every collection as it is now.`;
+  return `${causes} Read its log. With no more DDL run on the source, restart the verifier with --clean (or on a new metadata database): ${again}. Not with --ddlHandling warnMost, which that error suggests: this cutover refuses a result that skipped DDL. Then ${wayOn(run)}: this step sends a new check, which compares every collection as it is now.`;
 }
 
 /**
@@ -212,7 +221,10 @@ export class VerifierReader {
     if (p.error !== null && p.error !== undefined)
       throw new StepFailure(`the verifier failed: ${JSON.stringify(p.error)} (${describeVerifier(p)})`, {
         beforeResume: true,
-        hint: "The verifier itself failed (not a data difference): read its log, restart it, then run again with --resume (a restarted verifier gets a new check).",
+        hint:
+          ctx.run.mode === "rehearse"
+            ? `The verifier itself failed (not a data difference). ${simulatorWayOn("verifier")}`
+            : `The verifier itself failed (not a data difference): read its log, restart it, then ${wayOn(ctx.run)} (a restarted verifier gets a new check).`,
       });
     if (this.#failingSince !== undefined)
       ctx.run.emit("log", { level: "info", index: ctx.index, message: "verifier progress answers again" });
@@ -311,12 +323,18 @@ export class VerifierReader {
   #wayOn(err: unknown): string {
     // a check of this cutover went to it: its change readers run, and DDL on the source is a cause
     if (this.#goneAfterCheck(err)) return verifierGoneHint(this.ctx.run);
+    const { run } = this.ctx;
     const gone = err instanceof TransportError && (err.code === "connect" || err.code === "network");
+    const rehearsal = run.mode === "rehearse";
     if (gone)
-      return "The verifier is not running (it exits after a failed check, e.g. a collection that exists only on the source, or after two operational requests at once). Read its log, restart it, then run again with --resume: a restarted verifier gets a new check.";
-    return err instanceof ServiceError
-      ? "The verifier cannot read its own progress (its metadata database?): read its log. Run again with --resume once it answers: nothing is sent twice."
-      : "Something other than the verifier answers at the runbook's `verifier:` URL, or it is failing: check the URL and its log.";
+      return rehearsal
+        ? `The verifier is not running. ${simulatorWayOn("verifier")}`
+        : `The verifier is not running (it exits after a failed check, e.g. a collection that exists only on the source, or after two operational requests at once). Read its log, restart it, then ${wayOn(run)}: a restarted verifier gets a new check.`;
+    if (err instanceof ServiceError)
+      return rehearsal
+        ? `The verifier cannot read its own progress. ${simulatorWayOn("verifier")}`
+        : `The verifier cannot read its own progress (its metadata database?): read its log. Once it answers, ${wayOn(run)}: nothing is sent twice.`;
+    return "Something other than the verifier answers at the runbook's `verifier:` URL, or it is failing: check the URL and its log.";
   }
 
   /** Reads refused or cut (`err`) after a check of this cutover went to the verifier: it went away. */
@@ -400,7 +418,10 @@ export function followRestart(ctx: StepContext, t: VerifierTools, p: VerifierPro
   if (t.restarts > RESTARTS_FOLLOWED)
     throw new StepFailure(`${seen}; ${RESTARTS_FOLLOWED} restarts were followed in this step already: no more`, {
       beforeResume: true,
-      hint: "Find out what restarts the verifier (its log, its supervisor), then choose: run again with --resume to continue (the restarted verifier gets a check, which resumes its persisted verification, then writesOff), or restart the verifier with --clean (or on a new metadata database) and run again with --resume to verify from the start.",
+      hint:
+        ctx.run.mode === "rehearse"
+          ? `Something restarts the verifier. ${simulatorWayOn("verifier")}`
+          : `Find out what restarts the verifier (its log, its supervisor), then choose: ${wayOn(ctx.run)} to continue (the restarted verifier gets a check, which resumes its persisted verification, then writesOff), or restart the verifier with --clean (or on a new metadata database), then ${wayOn(ctx.run)} to verify from the start.`,
     });
   ctx.run.emit("log", {
     level: "warn",
@@ -496,9 +517,12 @@ function judgeOrigin(ctx: StepContext, p: VerifierProgress, late: boolean, after
     {
       reason: "unsafe",
       beforeResume: true,
-      hint: release
-        ? `${OLD_RELEASE}, whatever its metadata holds. Start the verifier on a new metadata database (a new --metaURI or --metaDBName), or with --clean (it drops the old verification when this run's check arrives; its first answers then show a fresh one), then run this step again (--resume). Better: use the verifier v0.2.1.`
-        : "Restart the verifier with --clean (it drops the old verification when this run's check arrives; its first answers then show a fresh one, generation 0 with new tasks) or on a new metadata database (a new --metaURI or --metaDBName), then run this step again (--resume).",
+      hint:
+        ctx.run.mode === "rehearse"
+          ? simulatorWayOn("verifier")
+          : release
+            ? `${OLD_RELEASE}, whatever its metadata holds. Start the verifier on a new metadata database (a new --metaURI or --metaDBName), or with --clean (it drops the old verification when this run's check arrives; its first answers then show a fresh one), then ${wayOn(ctx.run)}: it runs this step again. Better: use the verifier v0.2.1.`
+            : `Restart the verifier with --clean (it drops the old verification when this run's check arrives; its first answers then show a fresh one, generation 0 with new tasks) or on a new metadata database (a new --metaURI or --metaDBName), then ${wayOn(ctx.run)}: it runs this step again.`,
     },
   );
 }
@@ -609,8 +633,8 @@ async function beginCheck(ctx: StepContext, t: VerifierTools, sent: number): Pro
           beforeResume: true,
           hint:
             m.reversed === undefined
-              ? "The verifier runs one verification per process (a second check panics it). Restart it with --clean (its first answers after this run's check then show a fresh verification) or on a new metadata database, then run this step again (--resume)."
-              : "The verifier runs one verification per process (a second check panics it). Restart it for the reversed sync, its --srcURI and --dstURI swapped, with --clean (or on a new metadata database), then run this step again (--resume).",
+              ? `The verifier runs one verification per process (a second check panics it). ${byHand(ctx.run, "verifier", `Restart it with --clean (its first answers after this run's check then show a fresh verification) or on a new metadata database, then ${wayOn(ctx.run)}: it runs this step again.`)}`
+              : `The verifier runs one verification per process (a second check panics it). ${byHand(ctx.run, "verifier", `Restart it for the reversed sync, its --srcURI and --dstURI swapped, with --clean (or on a new metadata database), then ${wayOn(ctx.run)}: it runs this step again.`)}`,
         },
       );
     // it may be the verification from before the reverse, of the sync that ran the other way: fails safe
@@ -619,7 +643,11 @@ async function beginCheck(ctx: StepContext, t: VerifierTools, sent: number): Pro
         `the verifier is already checking (${describeVerifier(base)}), and a reverse was sent (step ${m.reversed}) since this cutover's last verification began: this may be that verification, of the sync before the reverse, so it is not adopted`,
         {
           beforeResume: true,
-          hint: "Restart the verifier for the reversed sync, its --srcURI and --dstURI swapped, with --clean (or on a new metadata database), so that this run's check starts a verification of it; then run this step again (--resume).",
+          hint: byHand(
+            ctx.run,
+            "verifier",
+            `Restart the verifier for the reversed sync, its --srcURI and --dstURI swapped, with --clean (or on a new metadata database), so that this run's check starts a verification of it; then ${wayOn(ctx.run)}: it runs this step again.`,
+          ),
         },
       );
     if (t.filter !== undefined)
@@ -627,7 +655,11 @@ async function beginCheck(ctx: StepContext, t: VerifierTools, sent: number): Pro
         `the verifier is already checking (${describeVerifier(base)}), started outside this run: this step's filter would not apply to it (a check while one runs is answered success and ignored), so it is not adopted`,
         {
           beforeResume: true,
-          hint: `Restart the verifier with --clean (or on a new metadata database) so that this run's check, with its filter, starts the verification; then \`syncbook run ${ctx.run.target} --resume\`. Or remove the filter from this step to adopt the running check, then \`syncbook run ${ctx.run.targetKept} --resume --allow-changed-runbook\`${ctx.run.keptNote}.`,
+          hint: byHand(
+            ctx.run,
+            "verifier",
+            `Restart the verifier with --clean (or on a new metadata database) so that this run's check, with its filter, starts the verification; then ${wayOn(ctx.run)}. Or remove the filter from this step to adopt the running check, then ${wayOn(ctx.run, { changed: true })}.`,
+          ),
         },
       );
     if (m.refused !== undefined)
@@ -635,7 +667,11 @@ async function beginCheck(ctx: StepContext, t: VerifierTools, sent: number): Pro
         `the verifier is checking (${describeVerifier(base)}), and this cutover refused the verification it showed after its last check (${m.refused}): this may be that very verification, so it is not adopted`,
         {
           beforeResume: true,
-          hint: "Restart the verifier with --clean (its first answers after this run's check then show a fresh verification) or on a new metadata database, then run this step again (--resume).",
+          hint: byHand(
+            ctx.run,
+            "verifier",
+            `Restart the verifier with --clean (its first answers after this run's check then show a fresh verification) or on a new metadata database, then ${wayOn(ctx.run)}: it runs this step again.`,
+          ),
         },
       );
     // a check found running counts from generation 0 only while it is still in it: past it, its
@@ -647,7 +683,7 @@ async function beginCheck(ctx: StepContext, t: VerifierTools, sent: number): Pro
         {
           reason: "unsafe",
           beforeResume: true,
-          hint: `Its result would not verify this cutover. Restart the verifier with --clean (it drops the old verification when this run's check arrives) or on a new metadata database (a new --metaURI or --metaDBName), then \`syncbook run ${ctx.run.target} --resume\`: this step sends its own check, which compares every document from generation 0.`,
+          hint: `Its result would not verify this cutover. ${byHand(ctx.run, "verifier", `Restart the verifier with --clean (it drops the old verification when this run's check arrives) or on a new metadata database (a new --metaURI or --metaDBName), then ${wayOn(ctx.run)}: this step sends its own check, which compares every document from generation 0.`)}`,
         },
       );
     ctx.run.emit("verifier.baseline", { index: ctx.index, id: ctx.id, progress: base, adopted: true, fromStart });
@@ -705,7 +741,7 @@ async function beginCheck(ctx: StepContext, t: VerifierTools, sent: number): Pro
   m.check = askOf(o, at);
   if (o.ok) return;
   if (ctx.signal.aborted) throw abortReason(ctx, [], { describe: "the verifier's answer to check" });
-  refused("check", o.error);
+  refused(ctx.run, "check", o.error);
   ctx.run.emit("decision", {
     index: ctx.index,
     id: ctx.id,
@@ -719,13 +755,13 @@ async function beginCheck(ctx: StepContext, t: VerifierTools, sent: number): Pro
  * A refused or unsent command fails the step with the verifier's own text and what it means;
  * returns when the outcome is unknown (the caller learns it from progress).
  */
-export function refused(op: "check" | "writesOff", err: unknown, earlier?: VerifierAsk): void {
+export function refused(run: WayOnRun, op: "check" | "writesOff", err: unknown, earlier?: VerifierAsk): void {
   if (err instanceof ServiceError) {
     const text = err.errorDescription ? `${err.error}: ${err.errorDescription}` : err.error;
     if (/request in progress/i.test(text))
       throw new StepFailure(`the verifier refused ${op}: ${text}`, {
         beforeResume: true,
-        hint: "Another operational request was being handled (another client, or a second syncbook on this verifier), and the verifier now shuts down (its published behaviour). Restart it, make sure nothing else talks to it, and run again with --resume: the restarted verifier gets a new check.",
+        hint: `Another operational request was being handled (another client, or a second syncbook on this verifier), and the verifier now shuts down (its published behaviour). ${byHand(run, "verifier", `Restart it, make sure nothing else talks to it, then ${wayOn(run)}: the restarted verifier gets a new check.`)}`,
       });
     if (op === "writesOff" && /already set/i.test(text))
       throw new StepFailure(
@@ -733,14 +769,14 @@ export function refused(op: "check" | "writesOff", err: unknown, earlier?: Verif
         {
           beforeResume: true,
           hint: earlier
-            ? "The verifier sets its writes-off flag before it reads the clusters' times, so a refused writesOff stays set and this verification never finishes. Fix the cause, restart the verifier, and run again with --resume (a new check, then writesOff)."
-            : "Something other than this run told the verifier writes are off. Find out what; restart the verifier for a verification this run controls, then run again with --resume.",
+            ? `The verifier sets its writes-off flag before it reads the clusters' times, so a refused writesOff stays set and this verification never finishes. ${byHand(run, "verifier", `Fix the cause, restart the verifier, then ${wayOn(run)} (a new check, then writesOff).`)}`
+            : `Something other than this run told the verifier writes are off. ${byHand(run, "verifier", `Find out what; restart the verifier for a verification this run controls, then ${wayOn(run)}.`)}`,
         },
       );
     if (op === "writesOff" && /cluster time/i.test(text))
       throw new StepFailure(`the verifier refused writesOff: ${text}`, {
         beforeResume: true,
-        hint: "The verifier sets its writes-off flag before it reads the clusters' times, so this refusal cannot be retried: this verification never finishes. Fix what it names (can the verifier reach the clusters?), restart the verifier, and run again with --resume (a new check, then writesOff).",
+        hint: `The verifier sets its writes-off flag before it reads the clusters' times, so this refusal cannot be retried: this verification never finishes. ${byHand(run, "verifier", `Fix what it names (can the verifier reach the clusters?), restart the verifier, then ${wayOn(run)} (a new check, then writesOff).`)}`,
       });
     throw new StepFailure(`the verifier refused ${op}: ${text}`, {
       hint: "Read the verifier's log; nothing was sent again.",
@@ -749,12 +785,16 @@ export function refused(op: "check" | "writesOff", err: unknown, earlier?: Verif
   if (err instanceof TransportError && !err.requestSent)
     throw new StepFailure(`verifier ${op} not sent: ${errorMessage(err)}`, {
       beforeResume: true,
-      hint: "Is the verifier running at the runbook's `verifier:` URL? Start it, then run again with --resume.",
+      hint: byHand(
+        run,
+        "verifier",
+        `Is the verifier running at the runbook's \`verifier:\` URL? Start it, then ${wayOn(run)}.`,
+      ),
     });
   if (err instanceof TransportError && (err.code === "non-json" || err.code === "bad-answer") && op === "writesOff")
     throw new StepFailure(`verifier writesOff failed: ${errorMessage(err)}`, {
       beforeResume: true,
-      hint: "The verifier's handler failed (an empty HTTP 500 is its panic: writesOff before a check had started its change readers sets the flag and can never finish). Restart the verifier and run again with --resume.",
+      hint: `The verifier's handler failed (an empty HTTP 500 is its panic: writesOff before a check had started its change readers sets the flag and can never finish). ${byHand(run, "verifier", `Restart the verifier, then ${wayOn(run)}.`)}`,
     });
 }
 
