@@ -177,6 +177,10 @@ describe("wayOn: the way on, by the run's mode", () => {
     expect(timeoutHint(REHEARSE, "Look")).toBe(
       "Look, or raise the step's `timeout` in the runbook, then rehearse again.",
     );
+    expect(timeoutHint(RUN, "Look")).toBe(
+      "Look; once they are ready, `syncbook run rb.yaml --var a=1 --resume` waits again. Or raise the step's `timeout` in the runbook, then `syncbook run rb.yaml --var a=1 --var s=*** --resume --allow-changed-runbook` (set s).",
+    );
+    expect(timeoutHint(REHEARSE, "")).toBe("Raise the step's `timeout` in the runbook, then rehearse again.");
   });
 });
 
