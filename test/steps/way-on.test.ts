@@ -224,7 +224,7 @@ describe("the hints that go through it: a rehearsal's names no real run's way on
   it("the verifier gone, and a fleet-identity refusal", () => {
     expect(verifierGoneHint(RUN)).toContain("Then `syncbook run rb.yaml --var a=1 --resume`: this step sends");
     expect(verifierGoneHint(REHEARSE)).not.toMatch(REAL);
-    const memory = { acted: true, actedNow: true } as RunContext["memory"];
+    const memory = { acted: true, actedNow: true, sentToFleet: true } as RunContext["memory"];
     expect(identityWayOn({ ...RUN, memory }).hint).toContain(
       "then `syncbook run rb.yaml --var a=1 --resume`: it reads",
     );
