@@ -264,6 +264,11 @@ export interface RunEventMap {
     hintBeforeResume?: true;
     /** The flags that `--resume` needs once that hint is done (`StepFailure.resumeFlags`). */
     resumeFlags?: string[];
+    /**
+     * The way on is this run's own command again, not a `--resume` (`StepFailure.againArgs`): its
+     * arguments after the runbook, without its `--var`s (a reader names the cutover's).
+     */
+    againArgs?: string[];
     place?: Place;
   };
   "request.sent": {

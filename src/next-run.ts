@@ -212,10 +212,12 @@ export function offerAfterFile(
   tail: string | ((run: NextRun) => string) = "",
 ): NextOffer {
   const dir = journalDirShown(rb, rb.redact);
-  const head = dir ? `${dir} ` : "";
   const tailOf = typeof tail === "string" ? () => tail : tail;
-  if (!head && offer.runs.every((r) => !tailOf(r))) return offer;
-  return { ...offer, runs: offer.runs.map((r) => ({ ...r, args: `${head}${r.args}${tailOf(r)}` })) };
+  if (!dir && offer.runs.every((r) => !tailOf(r))) return offer;
+  // one space between the parts: a run with no arguments of its own (a failed run's own command
+  // again) has none to hold them apart
+  const args = (r: NextRun): string => [dir, r.args, tailOf(r).trimStart()].filter((t) => t !== "").join(" ");
+  return { ...offer, runs: offer.runs.map((r) => ({ ...r, args: args(r) })) };
 }
 
 /** One way on: the arguments after `syncbook run <runbook>`, and what that run does. */
@@ -241,7 +243,8 @@ export function nextLines(file: string, offer: NextOffer): string[] {
       : offer.runs.length
         ? "next, one of:"
         : "next: no command of syncbook's, while this holds:",
-    ...offer.runs.flatMap((r) => [`  syncbook run ${file} ${r.args}`, `      ${r.does}`]),
+    // (no arguments: the plain run, a failed run's own command again)
+    ...offer.runs.flatMap((r) => [`  syncbook run ${file}${r.args ? ` ${r.args}` : ""}`, `      ${r.does}`]),
     ...(offer.notes ?? []).map((n) => `  (${n})`),
   ];
 }

@@ -433,11 +433,19 @@ export async function execute(
   }
   // closed once: on the way out of a run that threw too, so the list and the cursor are not left hanging
   let closed = false;
+  // this run's own command, for a failure whose way on it is (a fleet-identity refusal before it
+  // acted): journaled with it, so that its end, status and the watch page name the one command
+  const { ownCommandArgs } = await import("../model/again.js");
+  const againArgs =
+    how.mode === "rehearse"
+      ? undefined
+      : ownCommandArgs({ ...flags, ...(how.onlyArg !== undefined ? { onlyArg: how.onlyArg } : {}) });
   try {
     const result = await runRunbook({
       loaded,
       registry,
       mode: how.mode,
+      ...(againArgs ? { againArgs } : {}),
       listeners: [
         ...extraListeners,
         ui.listener,
@@ -687,28 +695,12 @@ export async function execute(
       } else if (result.refused === "fleet-identity" && how.mode !== "rehearse" && !acted && !result.hintBeforeResume) {
         // refused before this run sent anything (the step's hint says so: `identityWayOn`): a
         // --resume refuses a corrected list, and one after a run that sent nothing passes it over
-        // for the last run that acted (a --from's place lost); this run's command again, every
-        // --var kept (a review: "resume with … --resume" here, and the hint's plain run after a
-        // --new-cutover, refused by the unfinished cutover)
+        // for the last run that acted (a --from's place lost); this run's command again, as its
+        // failure journaled it for status and the page (`ownCommandArgs`), every --var kept (a
+        // review: "resume with … --resume" here, and the hint's plain run after a --new-cutover,
+        // refused by the unfinished cutover)
         const kept = wayOnVarsKept(loaded, how.resume);
-        const { fromRangeArgs } = await import("../run/earlier.js");
-        // with the flags that decide what it may go on with (an --allow-changed-runbook left out
-        // is refused as a changed runbook; a --resume of a named journal resumes that one)
-        const again = flags.resume
-          ? ["--resume", ...(typeof flags.resume === "string" ? [flags.resume] : [])]
-          : [
-              ...(flags.newCutover ? ["--new-cutover"] : []),
-              ...(flags.from !== undefined
-                ? fromRangeArgs(flags.from, {
-                    ...(flags.to !== undefined ? { to: flags.to } : {}),
-                    ...(how.onlyArg !== undefined ? { onlyArg: how.onlyArg } : {}),
-                  })
-                : [
-                    ...(flags.to !== undefined ? ["--to", flags.to] : []),
-                    ...(how.onlyArg !== undefined ? ["--only", how.onlyArg] : []),
-                  ]),
-            ];
-        if (flags.allowChangedRunbook === true) again.push("--allow-changed-runbook");
+        const again = result.againArgs ?? againArgs ?? [];
         next(
           `  once the hint above is done, give this run's command again: syncbook run ${runTarget(loaded, kept.vars)}${again.length ? ` ${shellCommand(again)}` : ""}${kept.masked ? MASKED_VAR_NOTE : ""}`,
         );

@@ -165,3 +165,56 @@ export function resumeFirst(
     ? { number: s.index + 1, id: s.id, hint: s.hint, ...(s.resumeFlags ? { flags: s.resumeFlags } : {}) }
     : undefined;
 }
+
+/**
+ * A run's own command again, as the arguments after `syncbook run <runbook>`: the flags that decide
+ * what it may go on with (`--resume` and the journal it named, `--new-cutover`, `--from`, `--to`,
+ * `--only` as typed, `--allow-changed-runbook`), not its `--var`s (a way on names the cutover's) nor
+ * its `--force`s. The way on of a failure that `--resume` would refuse or pass over
+ * (`StepFailure.againArgs`): the run journals it, its end and every reader name it (`runAgainFirst`).
+ * Without `--allow-changed-runbook` a changed runbook is refused, and a `--resume` of a named journal
+ * without its name resumes another (a review).
+ */
+export function ownCommandArgs(flags: {
+  resume?: string | boolean | undefined;
+  newCutover?: boolean | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+  /** `--only` as a way on repeats it (src/run/plan.ts `onlyAsOffered`). */
+  onlyArg?: string | undefined;
+  allowChangedRunbook?: boolean | undefined;
+}): string[] {
+  // a --resume goes on where its journal says: no range of its own
+  const which = flags.resume
+    ? ["--resume", ...(typeof flags.resume === "string" ? [flags.resume] : [])]
+    : [
+        ...(flags.newCutover ? ["--new-cutover"] : []),
+        ...(flags.from !== undefined ? ["--from", flags.from] : []),
+        ...(flags.to !== undefined ? ["--to", flags.to] : []),
+        ...(flags.onlyArg !== undefined ? ["--only", flags.onlyArg] : []),
+      ];
+  return [...which, ...(flags.allowChangedRunbook === true ? ["--allow-changed-runbook"] : [])];
+}
+
+/**
+ * The failed run's own command again, where its failure says that is the way on
+ * (`ModelStep.againArgs`): the step attempted last failed in the cutover's last run with it, its
+ * hint (what to do first) and its arguments after the runbook. Not a later run's (an `--abort`, a
+ * run that failed otherwise) business. A plain `--resume` there is refused (a corrected
+ * `instances:` list) or passes that run over for the last run that acted (a review: status and the
+ * page offered it, the run's end this command). One rule for status and the watch page.
+ */
+export function runAgainFirst(
+  steps: readonly Pick<ModelStep, "index" | "id" | "attempts" | "hint" | "againArgs">[],
+  runs: readonly Pick<ModelRun, "n">[],
+): { number: number; id: string; hint: string; args: string[] } | undefined {
+  const last = lastAttempt(steps, undefined);
+  const s = last?.step;
+  return s !== undefined &&
+    last?.attempt.outcome === "failed" &&
+    last.attempt.run === runs.at(-1)?.n &&
+    s.hint !== undefined &&
+    s.againArgs !== undefined
+    ? { number: s.index + 1, id: s.id, hint: s.hint, args: [...s.againArgs] }
+    : undefined;
+}

@@ -127,6 +127,8 @@ export interface ModelStep {
   hintBeforeResume?: true;
   /** The flags that `--resume` needs once that hint is done (`step.finished`): `--allow-changed-runbook`. */
   resumeFlags?: string[];
+  /** The way on is the failed run's own command again, with these arguments after the runbook (`step.finished`). */
+  againArgs?: string[];
   place?: Place;
   /** Why it was skipped. */
   reason?: string;

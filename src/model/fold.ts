@@ -326,6 +326,7 @@ export class CutoverFold {
           "hint",
           "hintBeforeResume",
           "resumeFlags",
+          "againArgs",
           "place",
           "reason",
           "wait",
@@ -362,7 +363,8 @@ export class CutoverFold {
           s.hintBeforeResume = true;
           const flags = Array.isArray(e.resumeFlags) ? e.resumeFlags.filter((f) => typeof f === "string") : [];
           if (flags.length > 0) s.resumeFlags = flags;
-        }
+        } else if (e.outcome === "failed" && e.hint !== undefined && Array.isArray(e.againArgs))
+          s.againArgs = e.againArgs.filter((f) => typeof f === "string");
         if (e.place !== undefined && obj(e.place)) s.place = e.place;
         let a: ModelAttempt | undefined = s.attempts.at(-1);
         if (!a || a.endedAt !== undefined) {
@@ -388,7 +390,8 @@ export class CutoverFold {
         const adoptedAfterFailure = e.adopted === true && (s.outcome === "failed" || s.outcome === "interrupted");
         if (adoptedAfterFailure) {
           // what the failed attempt was waiting on and why it failed: its attempt keeps its error
-          for (const k of ["error", "hint", "hintBeforeResume", "resumeFlags", "place", "wait"] as const) delete s[k];
+          for (const k of ["error", "hint", "hintBeforeResume", "resumeFlags", "againArgs", "place", "wait"] as const)
+            delete s[k];
           s.slow = [];
         }
         // a later run skips what an earlier one did: the step keeps its own outcome and times

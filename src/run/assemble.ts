@@ -130,6 +130,11 @@ export interface RunOptions {
   stepMode?: boolean;
   from?: string;
   to?: string;
+  /**
+   * This run's own command again, as the arguments after `syncbook run <runbook>` (src/model/again.ts
+   * `ownCommandArgs`): a failure whose way on it is journals it (`RunContext.again`).
+   */
+  againArgs?: readonly string[];
   /** Interlock checks to skip, by name. */
   force?: readonly string[];
   /**
@@ -507,6 +512,7 @@ export function assembleRun(opts: RunOptions): AssembledRun {
     target,
     targetKept: runTarget(loaded, kept.vars),
     keptNote: kept.masked ? MASKED_VAR_NOTE : "",
+    ...(opts.againArgs ? { again: opts.againArgs } : {}),
     runbook,
     fleet: observed,
     verifier,

@@ -51,6 +51,7 @@ type StepResult =
       place: Place;
       hintBeforeResume?: true;
       resumeFlags?: readonly string[];
+      againArgs?: readonly string[];
     };
 
 /** A step's place in the runbook: its kind key (`commit:`), with that line's redacted text. */
@@ -150,6 +151,7 @@ export async function runStep(
     const { message, hint } = explain(err, limit.signal, run);
     const beforeResume = err instanceof StepFailure && err.beforeResume && hint !== undefined;
     const resumeFlags = beforeResume ? err.resumeFlags : undefined;
+    const againArgs = err instanceof StepFailure && hint !== undefined ? err.againArgs : undefined;
     const place = placeOf(run.loaded, s);
     run.say("step.finished", {
       index: s.index,
@@ -160,6 +162,7 @@ export async function runStep(
       ...(hint ? { hint } : {}),
       ...(beforeResume ? { hintBeforeResume: true as const } : {}),
       ...(resumeFlags ? { resumeFlags: [...resumeFlags] } : {}),
+      ...(againArgs ? { againArgs: [...againArgs] } : {}),
       place,
     });
     const interlock = err instanceof StepFailure && err.reason === "interlock";
@@ -170,6 +173,7 @@ export async function runStep(
       ...(interlock ? { interlock } : {}),
       ...(beforeResume ? { hintBeforeResume: true as const } : {}),
       ...(resumeFlags ? { resumeFlags } : {}),
+      ...(againArgs ? { againArgs } : {}),
     };
   } finally {
     timer.clear();

@@ -76,6 +76,8 @@ export interface RunResult {
   hintBeforeResume?: true;
   /** The flags that `--resume` needs once that hint is done (`StepFailure.resumeFlags`). */
   resumeFlags?: readonly string[];
+  /** The way on is this run's own command again, with these arguments after the runbook (`StepFailure.againArgs`). */
+  againArgs?: readonly string[];
   failedStep?: string;
   /** Where the failed step is in the runbook. */
   place?: Place;
@@ -191,6 +193,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
         rerunWith?: string;
         hintBeforeResume?: true;
         resumeFlags?: readonly string[];
+        againArgs?: readonly string[];
       }
     | undefined;
   let askEachStep = opts.stepMode === true;
@@ -343,6 +346,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
       ...(result.interlock ? { interlock: true } : {}),
       ...(result.hintBeforeResume ? { hintBeforeResume: true as const } : {}),
       ...(result.resumeFlags ? { resumeFlags: result.resumeFlags } : {}),
+      ...(result.againArgs ? { againArgs: result.againArgs } : {}),
     };
     break;
   }
@@ -511,6 +515,7 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
           ...(failure.hint ? { hint: failure.hint } : {}),
           ...(failure.hintBeforeResume ? { hintBeforeResume: true as const } : {}),
           ...(failure.resumeFlags ? { resumeFlags: failure.resumeFlags } : {}),
+          ...(failure.againArgs ? { againArgs: failure.againArgs } : {}),
           ...(failure.place ? { place: failure.place } : {}),
           ...(failure.rerunWith ? { rerunWith: failure.rerunWith } : {}),
         }

@@ -30,6 +30,7 @@ import {
   isPidAlive,
   JOURNAL_EXTENSION,
   LOCK_FILE_NAME,
+  readJournal,
   runbookJournal,
   type JournalState,
 } from "../journal/index.js";
@@ -73,8 +74,10 @@ import {
   STOPPED_IN_COMMIT_NOTE,
   STOPPED_IN_COMMIT_RESTART,
   STOPPED_IN_COMMIT_RESUME,
+  MASKED_VAR_WORDS,
   varArgs,
   varText,
+  wayOnVarsKept,
   type NextOffer,
   type NextRun,
 } from "../next-run.js";
@@ -84,6 +87,7 @@ import {
   resumedRun,
   resumeFirst,
   runAgainAfterCommit,
+  runAgainFirst,
   stoppedInCommitAhead,
 } from "../model/again.js";
 
@@ -156,6 +160,13 @@ export interface JournalStatus {
   resumeWith?: string;
   /** Newer journals `--resume` passes over (their run sent nothing). */
   passedOver: string[];
+  /**
+   * The newest of them ended refused where its way on is its run's own command again
+   * (`StepFailure.againArgs`: a `--from` or `--new-cutover` run refused by fleet-identity before it
+   * sent anything): that command, offered as the run's end named it; a `--resume` would go on from
+   * the run before it instead (a review).
+   */
+  passedOverAgain?: { file: string; number: number; id: string; hint: string; args: string[] };
   /** Why `--resume` would refuse it outright (unreadable, edited, cut short of its witness, unfinished journals that do not order), if it would. */
   refused?: string;
   /** What to do about it. */
@@ -178,6 +189,12 @@ export interface JournalStatus {
     hintBeforeResume?: true;
     /** The flags that `--resume` needs once that hint is done (`StepFailure.resumeFlags`): offered with them. */
     resumeFlags?: string[];
+    /**
+     * The way on is the failed run's own command again, once that hint is done, with these
+     * arguments after the runbook (`StepFailure.againArgs`, src/model/again.ts `runAgainFirst`):
+     * offered instead of the `--resume` that would refuse a corrected list or pass that run over.
+     */
+    againArgs?: string[];
   };
   /**
    * The last command it sent: op, step, each instance's answer (`ok`, `error`: refused or never
@@ -726,6 +743,22 @@ async function cutoverWindow(
 }
 
 /**
+ * The refusal the last run of a journal `--resume` passes over ended with, where its way on is that
+ * run's own command again (`runAgainFirst`), with that journal's model; undefined else, or unreadable.
+ */
+async function passedOverRefusal(
+  file: string,
+): Promise<{ file: string; again: NonNullable<ReturnType<typeof runAgainFirst>>; model: CutoverModel } | undefined> {
+  const read = await readJournal(file).catch(() => undefined);
+  if (!read) return undefined;
+  const fold = new CutoverFold({ traits: traitsOf });
+  for (const e of read.events) fold.apply(e);
+  const model = fold.view();
+  const again = runAgainFirst(model.steps, model.runs);
+  return again ? { file, again, model } : undefined;
+}
+
+/**
  * The ways on from what the journal shows (`next`): a failed undo of a write stop first (`--abort`
  * retries it); a commit refused for want of a write stop (`--from` the stop); a step after a
  * committed cutover's commit that failed (`--from` it); a cutover left open (`--resume`, and
@@ -741,6 +774,21 @@ export function nextOffer(j: JournalStatus): NextOffer | undefined {
   const held =
     (open || f?.aborted) && j.commitSent !== true && j.reverseInDoubt === undefined ? j.earlierCommit : undefined;
   if (held) return earlierCommitOffer(j, held);
+  // the newest run refused before it sent anything, its journal passed over by --resume: its own
+  // command again, not the --resume of the journal before it
+  const newer = j.passedOverAgain;
+  if (newer)
+    return {
+      runs: [
+        {
+          args: shellCommand(newer.args),
+          does: `gives the failed run's command again, as its end named it: once what step ${newer.number} ${newer.id}'s failure said is done: ${newer.hint}`,
+        },
+      ],
+      notes: [
+        `that run sent nothing, so --resume passes its journal (${newer.file}) over and would go on from the run before it`,
+      ],
+    };
   // the resume's own refusal on this journal, whatever the fleet shows (a commit in doubt carried
   // by a --from run that stopped before it): not the --resume that "reads the fleet" and adopts it
   // (a review followed that offer into the refusal); its words and hint, and no --abort (a commit
@@ -828,23 +876,32 @@ export function nextOffer(j: JournalStatus): NextOffer | undefined {
   // a failure whose way on needs more than a plain --resume (a runbook edit, then
   // --allow-changed-runbook): that one, not the plain one it refuses again (a review)
   const failedFirst = j.lastStep.outcome === "failed" && j.lastStep.hintBeforeResume === true;
-  const resume: NextRun = {
-    args: ["--resume", ...(failedFirst ? (j.lastStep.resumeFlags ?? []) : [])].join(" "),
-    does:
-      doubt ??
-      (f
-        ? `goes on with the cutover where its last run stopped${stays ? " (writes stay stopped)" : ""}${
-            // what to do first, as its failure said (a verify refused a check it did not start: run
-            // again as it is, it is refused again; a trial followed this --resume into the same
-            // refusal). Only a hint its step marked so: others name a runbook edit, another command,
-            // or "the lines above", which are not on this screen
-            j.lastStep.outcome === "failed" && j.lastStep.hint !== undefined && j.lastStep.hintBeforeResume === true
-              ? `: step ${j.lastStep.number} ${j.lastStep.id} runs again, once what its failure said is done: ${j.lastStep.hint}`
-              : ""
-          }`
-        : `goes on with the cutover from step ${j.lastStep.number} ${j.lastStep.id} (it first waits out hook processes the dead run left${stays ? "; writes stay stopped" : ""})`) +
-        (sic?.refusesAhead ? `; ${STOPPED_IN_COMMIT_AHEAD}` : ""),
-  };
+  // a failure whose way on is its run's own command again (a fleet-identity refusal before that
+  // run acted): that command, as the run's end names it, not the --resume that refuses a corrected
+  // list or passes that run over (a review)
+  const again = j.lastStep.outcome === "failed" ? j.lastStep.againArgs : undefined;
+  const resume: NextRun = again
+    ? {
+        args: shellCommand(again),
+        does: `gives the failed run's command again, as its end named it (a plain --resume would refuse a corrected \`instances:\` list, or pass that run over)${stays ? "; writes stay stopped" : ""}: once what step ${j.lastStep.number} ${j.lastStep.id}'s failure said is done: ${j.lastStep.hint ?? "see the run's end"}`,
+      }
+    : {
+        args: ["--resume", ...(failedFirst ? (j.lastStep.resumeFlags ?? []) : [])].join(" "),
+        does:
+          doubt ??
+          (f
+            ? `goes on with the cutover where its last run stopped${stays ? " (writes stay stopped)" : ""}${
+                // what to do first, as its failure said (a verify refused a check it did not start: run
+                // again as it is, it is refused again; a trial followed this --resume into the same
+                // refusal). Only a hint its step marked so: others name a runbook edit, another command,
+                // or "the lines above", which are not on this screen
+                j.lastStep.outcome === "failed" && j.lastStep.hint !== undefined && j.lastStep.hintBeforeResume === true
+                  ? `: step ${j.lastStep.number} ${j.lastStep.id} runs again, once what its failure said is done: ${j.lastStep.hint}`
+                  : ""
+              }`
+            : `goes on with the cutover from step ${j.lastStep.number} ${j.lastStep.id} (it first waits out hook processes the dead run left${stays ? "; writes stay stopped" : ""})`) +
+            (sic?.refusesAhead ? `; ${STOPPED_IN_COMMIT_AHEAD}` : ""),
+      };
   // as --abort judges it (src/run/abort.ts): any commit of the sync that runs now that may have
   // reached the fleet, not only the last command's
   const changed = j.runbookChanged ? [RUNBOOK_CHANGED_NOTE] : [];
@@ -1006,6 +1063,18 @@ async function readJournalStatus(
   const resumed = resumedRun(model.runs);
   const last = lastAttempted(model.steps, resumed);
   const first = resumeFirst(model.steps, resumed);
+  const ownAgain = runAgainFirst(model.steps, model.runs);
+  // the newest journal --resume passes over: its run's refusal whose way on is its own command
+  // again, with the values that run went on with (`passedOverAgain`)
+  const newest = found.skipped[0] !== undefined ? await passedOverRefusal(found.skipped[0]) : undefined;
+  if (newest)
+    out.passedOverAgain = {
+      file: newest.file,
+      number: newest.again.number,
+      id: newest.again.id,
+      hint: named.redact(newest.again.hint),
+      args: newest.again.args,
+    };
   if (last)
     out.lastStep = {
       number: last.index + 1,
@@ -1017,6 +1086,7 @@ async function readJournalStatus(
       ...(last.outcome === "failed" && last.hint !== undefined ? { hint: named.redact(last.hint) } : {}),
       ...(first !== undefined ? { hintBeforeResume: true as const } : {}),
       ...(first?.flags ? { resumeFlags: first.flags } : {}),
+      ...(ownAgain?.id === last.id ? { againArgs: ownAgain.args } : {}),
     };
   const cmd = state.commandsSent.at(-1);
   if (cmd)
@@ -1244,10 +1314,31 @@ async function readJournalStatus(
     firstId !== undefined && next?.runs.some((r) => r.args.includes("--new-cutover"))
       ? cutoverVarsFrom(cutoverValuesKnown(state, named), named, firstId)
       : undefined;
+  // the failed run's command again names every --var as the run's end does (`wayOnVarsKept`: a
+  // secret one masked); with --allow-changed-runbook or --new-cutover nothing checks them
+  const againArgs =
+    out.passedOverAgain?.args ?? (out.lastStep?.outcome === "failed" ? out.lastStep.againArgs : undefined);
+  const againKept = againArgs
+    ? wayOnVarsKept(
+        named,
+        newest?.model.cutoverValues
+          ? { decidedVars: newest.model.whenVars, cutoverValues: newest.model.cutoverValues }
+          : cutoverValuesKnown(state, named),
+      )
+    : undefined;
+  const ownAgainVars = againKept
+    ? { ...againKept, ...(againKept.masked ? { note: MASKED_VAR_WORDS } : {}) }
+    : undefined;
   // the way on with --allow-changed-runbook names `wayVars`, a new cutover `renewVars`: a secret
   // one masked and said so
   const keptFor = (run: NextRun): typeof wayVars =>
-    run.args.includes("--allow-changed-runbook") ? wayVars : run.args.includes("--new-cutover") ? renewVars : undefined;
+    againArgs && run.args === shellCommand(againArgs)
+      ? ownAgainVars
+      : run.args.includes("--allow-changed-runbook")
+        ? wayVars
+        : run.args.includes("--new-cutover")
+          ? renewVars
+          : undefined;
   const unchecked = (run: NextRun): boolean => keptFor(run) !== undefined;
   // a --var the cutover was given that holds a secret: the commands offered leave it out
   // (src/next-run.ts `wayOnVars`), the one with --allow-changed-runbook shows it masked. Said only

@@ -16,9 +16,11 @@ import {
   resumedRun,
   resumeFirst,
   runAgainAfterCommit,
+  runAgainFirst,
   stopAgainBefore,
   stoppedInCommitAhead,
 } from "../model/again.js";
+import { shellCommand } from "../text.js";
 import { traitsOf } from "../steps/index.js";
 import { stoppedInCommitWords } from "../fleet/index.js";
 import { formatDuration } from "../runbook/duration.js";
@@ -202,17 +204,30 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
     ...(restartKept?.note !== undefined ? [restartKept.note] : []),
     ...(restartKept ? [] : secretLeftOut()),
   ];
+  // the failed run's own command again, where its failure says so (a fleet-identity refusal before
+  // it acted): as its end and status name it, not the --resume that refuses a corrected list or
+  // passes that run over (a review)
+  const ownAgain = runAgainFirst(m.steps, m.runs);
+  const againNotes = ownAgain
+    ? [
+        "the failed run's command again, as its end named it: a plain --resume would refuse a corrected `instances:` list, or pass that run over",
+        ...secretLeftOut(),
+        `first, as step ${ownAgain.number} ${ownAgain.id}'s failure said: ${ownAgain.hint}`,
+      ]
+    : [];
   const resume = sicRefused
     ? `syncbook run ${rb} ${STOPPED_IN_COMMIT_RESTART.args}${restartKept ? varArgs(restartKept.vars) : vars}   (${restartNotes.join("; ")}); or syncbook run ${rb} ${STOPPED_IN_COMMIT_RESUME.args}${vars}   (${[...(resumeChanged ? [RUNBOOK_CHANGED_NOTE] : []), STOPPED_IN_COMMIT_RESUME.does].join("; ")})`
-    : resumeWith(
-        // the flags its failure needs once its hint is done (a runbook edit: --allow-changed-runbook)
-        first?.flags ?? [],
-        first?.id,
-        ...(sic !== undefined && refusesAhead ? [STOPPED_IN_COMMIT_AHEAD] : []),
-        // what to do first, as the failed step said (status says it too): a plain --resume meets the
-        // same failure (a trial: a verify refused the earlier cutover's check, and the page offered it)
-        ...(first ? [`first, as step ${first.number} ${first.id}'s failure said: ${first.hint}`] : []),
-      );
+    : ownAgain
+      ? `syncbook run ${rb}${ownAgain.args.length ? ` ${shellCommand(ownAgain.args)}` : ""}${vars}   (${againNotes.join("; ")})`
+      : resumeWith(
+          // the flags its failure needs once its hint is done (a runbook edit: --allow-changed-runbook)
+          first?.flags ?? [],
+          first?.id,
+          ...(sic !== undefined && refusesAhead ? [STOPPED_IN_COMMIT_AHEAD] : []),
+          // what to do first, as the failed step said (status says it too): a plain --resume meets the
+          // same failure (a trial: a verify refused the earlier cutover's check, and the page offered it)
+          ...(first ? [`first, as step ${first.number} ${first.id}'s failure said: ${first.hint}`] : []),
+        );
   // with the runbook changed, --allow-changed-runbook: the values it reads named, as the cutover had
   // them; the journal's given ones alone left out a secret one and an old default, which the flag
   // read at the runbook's value now, another fleet (an outside review)

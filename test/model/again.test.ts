@@ -9,7 +9,9 @@ import { CutoverFold } from "../../src/model/fold.js";
 import {
   afterLastCommitStep,
   commitAhead,
+  ownCommandArgs,
   runAgainAfterCommit,
+  runAgainFirst,
   stopAgainBefore,
   stoppedInCommitAhead,
 } from "../../src/model/again.js";
@@ -172,5 +174,86 @@ describe("commitAhead: a commit step is still ahead of a plain --resume", () => 
     expect(commitAhead([commit("pending", { when: "go" })], traitsOf, { go: false })).toBe(false);
     expect(commitAhead([commit("skipped", { reason: "when: false", when: "go" })], traitsOf, { go: true })).toBe(true);
     expect(commitAhead([commit("skipped", { reason: "when: false" })], traitsOf)).toBe(false);
+  });
+});
+
+describe("ownCommandArgs: a run's own command again, after `syncbook run <runbook>`", () => {
+  it("the flags that decide what it may go on with, in the order the run's end names them", () => {
+    expect(ownCommandArgs({})).toEqual([]);
+    expect(ownCommandArgs({ resume: true })).toEqual(["--resume"]);
+    // a --resume of a named journal resumes that one; no range of its own
+    expect(ownCommandArgs({ resume: "j.jsonl", from: "x", to: "y", onlyArg: "#2" })).toEqual(["--resume", "j.jsonl"]);
+    expect(ownCommandArgs({ resume: true, allowChangedRunbook: true })).toEqual([
+      "--resume",
+      "--allow-changed-runbook",
+    ]);
+    expect(
+      ownCommandArgs({ newCutover: true, from: "commit", to: "verify", onlyArg: "sync1", allowChangedRunbook: true }),
+    ).toEqual(["--new-cutover", "--from", "commit", "--to", "verify", "--only", "sync1", "--allow-changed-runbook"]);
+    expect(ownCommandArgs({ to: "ready" })).toEqual(["--to", "ready"]);
+    expect(ownCommandArgs({ allowChangedRunbook: false, newCutover: false, resume: false })).toEqual([]);
+  });
+});
+
+describe("runAgainFirst: the failed run's own command again, as its failure journaled it", () => {
+  let seq = 0;
+  const ev = (type: string, at: number, body: Record<string, unknown> = {}): RunEvent =>
+    ({ type, seq: ++seq, at: T0 + at, ...body }) as unknown as RunEvent;
+  const started = (at: number, mode = "run"): RunEvent =>
+    ev("run.started", at, { runbook: "rb", file: "rb.yaml", hash: "sha256:ab", mode, instances: [], steps: STEPS });
+  const step = (at: number, i: number, finished: Record<string, unknown>): RunEvent[] => [
+    ev("step.started", at, { index: i, id: STEPS[i]!.id, kind: STEPS[i]!.kind, title: STEPS[i]!.title }),
+    ev("step.finished", at + 1, { index: i, id: STEPS[i]!.id, durationMs: 1, ...finished }),
+  ];
+  const ended = (at: number, outcome = "failed"): RunEvent =>
+    ev("run.finished", at, { outcome, exitCode: 3, committed: false, durationMs: 1 });
+  const refused = { outcome: "failed", error: "refused (fleet-identity)", hint: "correct the list" };
+  const fold = (...es: RunEvent[][]) => {
+    const f = new CutoverFold({ traits: traitsOf });
+    for (const e of es.flat()) f.apply(e);
+    return f.view(T0 + 1000);
+  };
+
+  it("the refused step of the last run, with its hint and arguments (none: the plain run)", () => {
+    const m = fold([started(0)], step(10, 0, { ...refused, againArgs: [] }), [ended(20)]);
+    expect(runAgainFirst(m.steps, m.runs)).toEqual({ number: 1, id: "start", hint: "correct the list", args: [] });
+    const r = fold(
+      [started(0)],
+      step(10, 0, { outcome: "ok" }),
+      [ended(20)],
+      [started(30, "resume")],
+      step(40, 1, { ...refused, againArgs: ["--resume", "--allow-changed-runbook"] }),
+      [ended(50)],
+    );
+    expect(runAgainFirst(r.steps, r.runs)).toEqual({
+      number: 2,
+      id: "commit",
+      hint: "correct the list",
+      args: ["--resume", "--allow-changed-runbook"],
+    });
+  });
+
+  it("none for a failure that journaled none, or no hint: the --resume rules say the way on", () => {
+    const m = fold([started(0)], step(10, 0, refused), [ended(20)]);
+    expect(runAgainFirst(m.steps, m.runs)).toBeUndefined();
+    const n = fold([started(0)], step(10, 0, { outcome: "failed", againArgs: [] }), [ended(20)]);
+    expect(runAgainFirst(n.steps, n.runs)).toBeUndefined();
+  });
+
+  it("none once a later run came: its own end decides (an --abort, the step run again)", () => {
+    const first = [[started(0)], step(10, 0, { ...refused, againArgs: [] }), [ended(20)]];
+    const aborted = fold(...first, [started(30, "resume"), ended(40, "ok")]);
+    expect(runAgainFirst(aborted.steps, aborted.runs)).toBeUndefined();
+    // run again and ended ok, or failed otherwise: the new attempt clears what the refused one said
+    const ok = fold(...first, [started(30)], step(40, 0, { outcome: "ok" }), [ended(50, "ok")]);
+    expect(runAgainFirst(ok.steps, ok.runs)).toBeUndefined();
+    const other = fold(...first, [started(30)], step(40, 0, { outcome: "failed", hint: "other" }), [ended(50)]);
+    expect(runAgainFirst(other.steps, other.runs)).toBeUndefined();
+    expect(other.steps[0]!.againArgs).toBeUndefined();
+  });
+
+  it("the model keeps it on the step as journaled (docs/model.md `againArgs`)", () => {
+    const m = fold([started(0)], step(10, 0, { ...refused, againArgs: ["--from", "start", 7] }), [ended(20)]);
+    expect(m.steps[0]!.againArgs).toEqual(["--from", "start"]);
   });
 });

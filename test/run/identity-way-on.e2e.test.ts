@@ -9,7 +9,18 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
-import { cli, CUTOVER, posts, READY, runbookFor, sim, START, tempDir, writeRunbook } from "../support/run.js";
+import {
+  cli,
+  CUTOVER,
+  posts,
+  READY,
+  runbookFor,
+  sim,
+  START,
+  tempDir,
+  watchState,
+  writeRunbook,
+} from "../support/run.js";
 
 const sims: Simulator[] = [];
 afterEach(async () => {
@@ -20,6 +31,21 @@ const started = async (opts: Parameters<typeof sim>[0]): Promise<Simulator> => {
   sims.push(s);
   return s;
 };
+
+/**
+ * What the journal's readers offer next: `syncbook status` (its text, and `--json`'s `journal.next`)
+ * and the watch page (`/state.json`'s `runner.next`). A review: after a refusal whose way on is the
+ * refused run's own command again, they offered a plain `--resume`, where the run's end named that
+ * command (a `--resume` refuses a corrected list, or passes over a run that sent nothing).
+ */
+async function offered(file: string, dir: string): Promise<{ text: string; args: string[]; page: string }> {
+  const text = (await cli(["status", file], { cwd: dir })).all;
+  const json = JSON.parse((await cli(["status", file, "--json"], { cwd: dir })).stdout) as {
+    journal: { next: { runs: { args: string }[] } };
+  };
+  const page = (await watchState([file], dir)).runner.next ?? "";
+  return { text, args: json.journal.next.runs.map((r) => r.args), page };
+}
 
 /** The hint of the refusal, as the step's failure prints it. */
 const hintOf = (all: string): string | undefined =>
@@ -62,7 +88,19 @@ describe("a fleet-identity refusal", () => {
         resumed.all,
       )!;
     expect(named, resumed.all).not.toBeNull();
-    const after = await cli(["run", named[1]!, named[2]!, named[3]!, "--renderer", "simple", "--yes"], { cwd: dir });
+    // status and the watch page offer the same command, not the plain --resume
+    const next = await offered(file, dir);
+    expect(next.text, next.text).toContain(`\n    syncbook run ${file} --resume --allow-changed-runbook\n`);
+    expect(next.text).not.toContain(`syncbook run ${file} --resume\n`);
+    expect(next.args).toEqual(["--resume --allow-changed-runbook", "--abort"]);
+    expect(next.page).toMatch(
+      new RegExp(
+        `^syncbook run ${file} --resume --allow-changed-runbook {3}\\(the failed run's command again, as its end named it`,
+      ),
+    );
+    // status's, pasted (the run's end's, the same)
+    expect([named[2], named[3]].join(" ")).toBe(next.args[0]);
+    const after = await cli(["run", file, ...next.args[0]!.split(" "), "--renderer", "simple", "--yes"], { cwd: dir });
     expect(after.code, after.all).toBe(0);
     expect(after.all).toMatch(/■ run ok .* · committed · verified · exit 0/);
     expect(posts(s, "commit")).toEqual([1, 1]);
@@ -98,6 +136,15 @@ describe("a fleet-identity refusal", () => {
       `\n  once the hint above is done, give this run's command again: syncbook run ${file}\n`,
     );
     expect(first.all).not.toMatch(/resume with:/);
+    // status and the watch page offer that command, the plain run, not the --resume (a review);
+    // and --abort, as before
+    const next = await offered(file, dir);
+    expect(next.text, next.text).toContain(`\n    syncbook run ${file}\n        gives the failed run's command again`);
+    expect(next.text).not.toContain("--resume\n");
+    expect(next.args).toEqual(["", "--abort"]);
+    expect(next.page).toMatch(
+      new RegExp(`^syncbook run ${file} {3}\\(the failed run's command again, as its end named it`),
+    );
     // the list corrected: --resume refuses it, even told the runbook changed
     writeFileSync(file, right);
     const resume = await cli(["run", file, "--resume", "--allow-changed-runbook", "--renderer", "simple", "--yes"], {
@@ -105,8 +152,11 @@ describe("a fleet-identity refusal", () => {
     });
     expect(resume.code, resume.all).not.toBe(0);
     expect(resume.all).toMatch(/the runbook's instances are not those the journal's run used/);
-    // the command the run's end named, pasted
+    // still offered once the list is corrected (the journal's run is the refused one)
+    expect((await offered(file, dir)).args).toEqual(["", "--abort"]);
+    // the command the run's end and status named, pasted
     const named = /give this run's command again: syncbook run (\S+)\n/.exec(first.all)!;
+    expect(named[1]).toBe(file);
     const after = await cli(["run", named[1]!, "--renderer", "simple", "--yes"], { cwd: dir });
     expect(after.code, after.all).toBe(0);
     expect(after.all).toMatch(/■ run ok .* · committed · verified · exit 0/);
@@ -160,6 +210,35 @@ describe("a fleet-identity refusal", () => {
     expect(after.all).toMatch(/■ run ok .* · committed · verified · exit 0/);
     expect(posts(ours, "start")).toEqual([1, 1]);
     expect(posts(theirs, "start")).toEqual([1]);
+  }, 90_000);
+
+  // a review: a --from run that sent nothing is passed over by --resume, which goes on from the run
+  // before it; status read that run's journal and offered its --resume
+  it("a --from run of the cutover that sent nothing: status and the page offer that --from again, which pasted goes on", async () => {
+    const s = await started({ instances: 2, timeScale: 200 });
+    const dir = tempDir();
+    const file = writeRunbook(dir, runbookFor(s, CUTOVER));
+    const first = await cli(["run", file, "--to", "drained", "--renderer", "simple", "--yes"], { cwd: dir });
+    expect(first.code, first.all).toBe(0);
+    // instance 1 reports another fleet's coordinator from now on: the commit is refused before it is sent
+    s.control.addFault("identity-change=coordinator@1");
+    const from = await cli(["run", file, "--from", "commit", "--renderer", "simple", "--yes"], { cwd: dir });
+    expect(from.code, from.all).toBe(3);
+    expect(from.all).toMatch(/refused \(fleet-identity\)/);
+    expect(from.all).toContain(
+      `\n  once the hint above is done, give this run's command again: syncbook run ${file} --from commit\n`,
+    );
+    expect(posts(s, "commit")).toEqual([0, 0]);
+    const next = await offered(file, dir);
+    expect(next.text, next.text).toMatch(/passed over \(its run sent nothing\): /);
+    expect(next.text, next.text).toContain(`\n  next:\n    syncbook run ${file} --from commit\n`);
+    expect(next.args).toEqual(["--from commit"]);
+    expect(next.page).toMatch(new RegExp(`^syncbook run ${file} --from commit {3}\\(the failed run's command again`));
+    s.control.clearFaults();
+    const after = await cli(["run", file, ...next.args[0]!.split(" "), "--renderer", "simple", "--yes"], { cwd: dir });
+    expect(after.code, after.all).toBe(0);
+    expect(after.all).toMatch(/■ run ok .* · committed · verified · exit 0/);
+    expect(posts(s, "commit")).toEqual([1, 1]);
   }, 90_000);
 
   // refused at pause, before any write stop; and at start, before the rehearsal sent anything (the

@@ -86,6 +86,57 @@ describe("nextOffer", () => {
     });
     expect(cutFlags?.runs[0]!.args).toBe("--resume");
   });
+  // a review: after a fleet-identity refusal before its run acted, the run's end named that run's
+  // command again, status a plain --resume (refused on a corrected list, or passing that run over)
+  it("a failure whose way on is its run's own command again (`againArgs`): that command, with --abort as before", () => {
+    const hint = "Correct the `instances:` list, then give this run's command again, as the run's end names it.";
+    const plain = nextOffer({
+      ...base,
+      lastStep: { ...step, outcome: "failed", hint, againArgs: [] },
+      finished: failed,
+    });
+    expect(plain?.runs.map((r) => r.args)).toEqual(["", "--abort"]);
+    expect(plain?.runs[0]!.does).toBe(
+      `gives the failed run's command again, as its end named it (a plain --resume would refuse a corrected \`instances:\` list, or pass that run over): once what step 5 drained's failure said is done: ${hint}`,
+    );
+    expect(nextLines("rb.yaml", plain!)[1]).toBe("  syncbook run rb.yaml");
+    const resumed = nextOffer({
+      ...base,
+      lastStep: { ...step, outcome: "failed", hint, againArgs: ["--resume", "j 1.jsonl", "--allow-changed-runbook"] },
+      finished: failed,
+      writesStopped: true,
+      commitSent: true,
+    });
+    expect(resumed?.runs.map((r) => r.args)).toEqual(["--resume 'j 1.jsonl' --allow-changed-runbook"]);
+    expect(resumed?.runs[0]!.does).toMatch(
+      /^gives the failed run's command again, as its end named it \(.*\); writes stay stopped: once/,
+    );
+    // the newest run, whose journal --resume passes over (it sent nothing), refused so: its command
+    // again, not the --resume of the journal before it
+    const newer = nextOffer({
+      ...base,
+      lastStep: step,
+      finished: failed,
+      passedOver: ["/j/b.jsonl"],
+      passedOverAgain: { file: "/j/b.jsonl", number: 6, id: "commit", hint, args: ["--from", "commit"] },
+    });
+    expect(newer).toEqual({
+      runs: [
+        {
+          args: "--from commit",
+          does: `gives the failed run's command again, as its end named it: once what step 6 commit's failure said is done: ${hint}`,
+        },
+      ],
+      notes: [
+        "that run sent nothing, so --resume passes its journal (/j/b.jsonl) over and would go on from the run before it",
+      ],
+    });
+    // only with its failure: a step cut off since runs again with --resume
+    expect(args({ lastStep: { ...step, outcome: "interrupted", hint, againArgs: [] }, finished: failed })).toEqual([
+      "--resume",
+      "--abort",
+    ]);
+  });
   it("a start, commit or reverse an instance gave no usable answer to: --resume said as what it does then (adopt, or refuse), not as going on", () => {
     for (const op of ["start", "commit", "reverse"]) {
       const lastCommand = { op, step: 6, answers: { a: "ok", b: "unknown" } };

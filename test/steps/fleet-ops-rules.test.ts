@@ -544,6 +544,11 @@ describe("fleet identity: [item 2] the problems, the memory, what is said and re
     // status and the watch page say it with the --resume they offer (`StepFailure.beforeResume`)
     expect(err.beforeResume).toBe(true);
     expect(err.resumeFlags).toBeUndefined();
+    // its --resume goes on from this run: no command of its own again
+    const told = refusedIn((run) =>
+      Object.assign(run, { again: ["--from", "cmd"], memory: { ...run.memory, acted: true, actedNow: true } }),
+    );
+    expect(told.againArgs).toBeUndefined();
   });
 
   // a review: a --from run continuing the cutover that sent nothing was told `--resume`, which
@@ -561,6 +566,14 @@ describe("fleet identity: [item 2] the problems, the memory, what is said and re
     );
     expect(err.hint).not.toContain("syncbook run");
     expect(err.beforeResume).toBe(false);
+    // the command the run's end names, journaled for status and the watch page (`againArgs`)
+    expect(err.againArgs).toBeUndefined();
+    for (const acted of [false, true]) {
+      const told = refusedIn((run) =>
+        Object.assign(run, { again: ["--from", "cmd"], memory: { ...run.memory, acted, actedNow: false } }),
+      );
+      expect(told.againArgs).toEqual(["--from", "cmd"]);
+    }
   });
 
   // a review: a cutover whose hooks alone ran (one before its start) was told to keep the list and
@@ -593,11 +606,14 @@ describe("fleet identity: [item 2] the problems, the memory, what is said and re
 
   it("checkIdentity: a rehearsal names no syncbook run, acted or not", () => {
     for (const acted of [false, true]) {
-      const err = refusedIn((run) => Object.assign(run, { mode: "rehearse", memory: { ...run.memory, acted } }));
+      const err = refusedIn((run) =>
+        Object.assign(run, { mode: "rehearse", again: ["--resume"], memory: { ...run.memory, acted } }),
+      );
       expect(err.hint).toBe(
         "Check the `instances:` list (every instance of this sync, and only those) and the rehearsal's `--fault`s, then rehearse again.",
       );
       expect(err.beforeResume).toBe(false);
+      expect(err.againArgs).toBeUndefined();
     }
   });
 

@@ -253,6 +253,14 @@ describe("runnerVerdict", () => {
     );
     // flags without the mark are not the failure's: not said
     expect(failedWith({ resumeFlags: ["--allow-changed-runbook"] }).next).toBe("syncbook run rb.yaml --resume");
+    // a failure whose way on is its run's own command again (a fleet-identity refusal before that run
+    // acted): that command, as the run's end and status name it, not a plain --resume (a review)
+    const again =
+      "the failed run's command again, as its end named it: a plain --resume would refuse a corrected `instances:` list, or pass that run over; first, as step 2 hold's failure said: Restart the verifier with --clean, then --resume.";
+    expect(failedWith({ againArgs: [] }).next).toBe(`syncbook run rb.yaml   (${again})`);
+    expect(failedWith({ againArgs: ["--from", "hold", "--only", "a b"] }).next).toBe(
+      `syncbook run rb.yaml --from hold --only 'a b'   (${again})`,
+    );
     // watching a journal folder (no runbook to read the values from), a secret --var the cutover was
     // given is named to add: --allow-changed-runbook checks no value against the cutover's, and left
     // out it is read at the runbook's default, another fleet (a review)

@@ -168,6 +168,12 @@ export interface RunContext {
   targetKept: string;
   /** Said after a command with `targetKept` when it holds a masked value (`MASKED_VAR_NOTE`), else "". */
   keptNote: string;
+  /**
+   * This run's own command again, as the arguments after `syncbook run <runbook>` (src/model/again.ts
+   * `ownCommandArgs`), for a failure whose way on it is (`StepFailure.againArgs`). Undefined: a
+   * caller that did not say (a library run).
+   */
+  again?: readonly string[] | undefined;
   runbook: Runbook;
   fleet: Fleet;
   verifier: VerifierClient | undefined;
@@ -252,6 +258,14 @@ export class StepFailure extends Error {
    * offered it (a review). Only with `beforeResume`.
    */
   readonly resumeFlags: readonly string[] | undefined;
+  /**
+   * The way on is this run's own command again, once the hint is done (`RunContext.again`: its
+   * arguments after the runbook): a refusal before this run acted, which a `--resume` would refuse
+   * (a corrected `instances:` list) or pass over (fleet-ops.ts `identityWayOn`). Journaled, so
+   * that `status` and the watch page offer it, not the plain `--resume` (a review). Not with
+   * `beforeResume`.
+   */
+  readonly againArgs: readonly string[] | undefined;
   constructor(
     message: string,
     opts: {
@@ -259,6 +273,7 @@ export class StepFailure extends Error {
       reason?: StepFailure["reason"];
       beforeResume?: true;
       resumeFlags?: readonly string[];
+      againArgs?: readonly string[] | undefined;
     } = {},
   ) {
     super(message);
@@ -267,6 +282,7 @@ export class StepFailure extends Error {
     this.reason = opts.reason ?? "failed";
     this.beforeResume = opts.beforeResume === true && opts.hint !== undefined;
     this.resumeFlags = this.beforeResume && opts.resumeFlags?.length ? opts.resumeFlags : undefined;
+    this.againArgs = !this.beforeResume && opts.hint !== undefined ? opts.againArgs : undefined;
   }
 }
 

@@ -315,9 +315,10 @@ export function checkIdentity(ctx: StepContext, snap: FleetSnapshot): void {
  * review: it was told to keep the list). A rehearsal names no `syncbook run`: pasted, it acts on
  * the runbook's real fleet.
  */
-export function identityWayOn(run: WayOnRun & Pick<RunContext, "memory">): {
+export function identityWayOn(run: WayOnRun & Pick<RunContext, "memory" | "again">): {
   hint: string;
   beforeResume?: true;
+  againArgs?: readonly string[];
 } {
   const list = "the `instances:` list (every instance of this sync, and only those)";
   if (run.mode === "rehearse") return { hint: `Check ${list} and the rehearsal's \`--fault\`s, then rehearse again.` };
@@ -329,7 +330,7 @@ export function identityWayOn(run: WayOnRun & Pick<RunContext, "memory">): {
     // This run's hooks ran: its --resume, said after the hint (the run's end, status, the page)
     return {
       hint: `Nothing has been sent to the fleet yet: only the runbook's hooks ran. Correct ${list} or what answers at each address. With the list corrected, ${wayOn(run, { newCutover: true })} starts over from the first step, its hooks again (a plain run is refused by this unfinished cutover, a \`--resume\` by the changed list); with it unchanged, ${run.memory.actedNow ? wayOn(run) : again}.`,
-      ...(run.memory.actedNow ? { beforeResume: true as const } : {}),
+      ...(run.memory.actedNow ? { beforeResume: true as const } : run.again ? { againArgs: run.again } : {}),
     };
   // (a resend inside a fan-out is refused too: the command may be on part of the fleet, which the
   // --resume reads before it sends anything)
@@ -342,6 +343,8 @@ export function identityWayOn(run: WayOnRun & Pick<RunContext, "memory">): {
     hint: run.memory.acted
       ? `This run sent nothing. ${keep} ${putRight}, then ${again}.`
       : `Nothing of this cutover has been sent yet. Correct ${list} or what answers at each address, then ${again} (a \`--resume\` refuses a changed list).`,
+    // journaled: status and the watch page offer that command, not the --resume (a review)
+    ...(run.again ? { againArgs: run.again } : {}),
   };
 }
 
