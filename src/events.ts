@@ -26,17 +26,6 @@ export function instanceLabel(ref: { readonly name?: string | undefined; readonl
   return ref.name ?? ref.url;
 }
 
-/**
- * How a journal and `--resume` name an instance: its name, else its place in the runbook's list
- * (`#2`). Never its URL: a URL whose host or password comes from `${env.*}` is journaled redacted
- * (`http://***:27182`) while the live fleet knows it whole, so a URL key could never match, and
- * two redacted URLs can look alike. Whether an unnamed instance is still the same one is checked
- * against the journal's `run.started` list of (redacted) URLs (`JournalState.instances`).
- */
-export function instanceKey(ref: Pick<InstanceRef, "name" | "index">): string {
-  return ref.name ?? `#${ref.index + 1}`;
-}
-
 export interface RunEventMap {
   "run.started": {
     runbook: string;

@@ -10,7 +10,7 @@
  * fragment and says so in its `journal.resumed` marker (`truncatedLine`), which the reader accepts.
  */
 import { ExitCode, UserError } from "../errors.js";
-import { instanceKey, type InstanceRef, type Outcome } from "../events.js";
+import type { InstanceRef, Outcome } from "../events.js";
 import { commandOfPath, isCommandOperation, type CommandOperation } from "../api/commands.js";
 import { JOURNAL_EXTENSION, JOURNAL_FORMAT_VERSION, isObject } from "./format.js";
 import { createChainChecker } from "./chain.js";
@@ -147,8 +147,16 @@ export interface JournalState {
   warnings: string[];
 }
 
-// how a journal names an instance: beside instanceLabel, the one home of an instance's names
-export { instanceKey };
+/**
+ * How a journal and `--resume` name an instance: its name, else its place in the runbook's list
+ * (`#2`). Never its URL: a URL whose host or password comes from `${env.*}` is journaled redacted
+ * (`http://***:27182`) while the live fleet knows it whole, so a URL key could never match, and
+ * two redacted URLs can look alike. Whether an unnamed instance is still the same one is checked
+ * against the journal's `run.started` list of (redacted) URLs (`JournalState.instances`).
+ */
+export function instanceKey(ref: Pick<InstanceRef, "name" | "index">): string {
+  return ref.name ?? `#${ref.index + 1}`;
+}
 
 /**
  * What one `response.received` says of its command: ok (accepted), error (refused, or never

@@ -157,20 +157,11 @@ export function decideResume(
       // that commit let through by a forced writes-stopped interlock: never writes known stopped
       ...(current.writesForced ? { commitWritesForced: current.writesForced } : {}),
       commitAccepted: adoptedCommit || current.accepted,
-      // the no-errors interlock spans the whole run, the interrupted part included; a refusal the
-      // instance answered by accepting that command later is not counted, as a run's own memory
-      // has it (src/steps/kit/fleet-ops.ts `answered`): the sends of one step are one entry whose
-      // best answer counts (src/journal/state.ts), and this is the same command at another step
-      serviceErrors: state.commandsSent.flatMap((c, i) =>
-        c.perInstance.flatMap((p) =>
-          p.answered === "error" &&
-          p.error?.includes(" refused: ") === true &&
-          !state.commandsSent
-            .slice(i + 1)
-            .some((l) => l.op === c.op && l.perInstance.some((q) => q.instance === p.instance && q.answered === "ok"))
-            ? [{ instance: p.instance, op: c.op, error: p.error }]
-            : [],
-        ),
+      // the no-errors interlock spans the whole run, the interrupted part included
+      serviceErrors: state.commandsSent.flatMap((c) =>
+        c.perInstance
+          .filter((p) => p.answered === "error" && / refused: /.test(p.error ?? ""))
+          .map((p) => ({ instance: p.instance, op: c.op, error: p.error ?? "refused" })),
       ),
     },
   };

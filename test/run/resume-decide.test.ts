@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { HookRun, JournalState } from "../../src/journal/index.js";
 import { decideResume, type ResumeStep } from "../../src/run/resume-decide.js";
 import { stopAbortCut } from "../../src/run/earlier.js";
-import { cmd, sent, state } from "../support/reconcile-fixtures.js";
+import { cmd, state } from "../support/reconcile-fixtures.js";
 
 // a cutover with a rollback: the first sync's write stop, checks and commit, a reverse, then the
 // reversed sync's write stop, check and commit
@@ -365,35 +365,6 @@ describe("decideResume: the service's refusals the no-errors interlock counts", 
     ];
     const d = decide(journal(6, [refused], [hook(2)]), 6);
     expect(d.memory.serviceErrors).toEqual([{ instance: "i0", op: "commit", error: "commit refused: not ready" }]);
-  });
-
-  // a trial: a split start completed by --resume, then its commit refused by no-errors for the
-  // start refusal the completion had answered, the write stop undone for nothing
-  it("a refusal the instance answered later by accepting that command (a completion) no longer counts", () => {
-    const no = { answered: "error" as const, error: "start refused: InternalError" };
-    const split = sent("start", 0, [
-      { instance: "i0", answered: "ok" },
-      { instance: "i1", ...no },
-    ]);
-    const completed = sent("start", 0, [{ instance: "i1", answered: "ok" }]);
-    expect(decide(journal(6, [split, completed], [hook(2)]), 6).memory.serviceErrors).toEqual([]);
-    // the instance's own answer counts, whatever the others' in that send
-    const withOthers = sent("start", 0, [
-      { instance: "i2", answered: "unknown" },
-      { instance: "i1", answered: "ok" },
-    ]);
-    expect(decide(journal(6, [split, withOthers], [hook(2)]), 6).memory.serviceErrors).toEqual([]);
-    const kept = [{ instance: "i1", op: "start", error: no.error }];
-    // accepted by another instance, or another command accepted: still counts
-    const other = sent("start", 0, [{ instance: "i0", answered: "ok" }]);
-    expect(decide(journal(6, [split, other], [hook(2)]), 6).memory.serviceErrors).toEqual(kept);
-    const pause = sent("pause", 0, [{ instance: "i1", answered: "ok" }]);
-    expect(decide(journal(6, [split, pause], [hook(2)]), 6).memory.serviceErrors).toEqual(kept);
-    // accepted before, refused after: the refusal is the last word
-    expect(decide(journal(6, [completed, split], [hook(2)]), 6).memory.serviceErrors).toEqual(kept);
-    // a later send of it to that instance with no usable answer settles nothing
-    const lost = sent("start", 0, [{ instance: "i1", answered: "unknown" }]);
-    expect(decide(journal(6, [split, lost], [hook(2)]), 6).memory.serviceErrors).toEqual(kept);
   });
 });
 

@@ -182,42 +182,6 @@ describe("a split commit, completed by --resume", () => {
     expect(posts(s!, "start")).toEqual([1, 1, 1]);
     expect(posts(s!, "commit")).toEqual([0, 0, 0]);
   });
-
-  // a trial: the --resume completed the start on the one that refused it, then its commit was
-  // refused by no-errors for that answered refusal, the application's writes stopped and turned
-  // back on for nothing; every --resume after it the same, --force=no-errors the only way on
-  it("a split start completed by --resume: its commit passes no-errors, in that run and in a --resume after it", async () => {
-    const { run } = await setup(["http500@1/start", "lag-floor=30"]);
-    const first = await run("--yes");
-    expect(first.code, first.all).toBe(1);
-    expect(first.all).toMatch(/accepted by 2 other instance\(s\): the fleet is now split/);
-    s!.control.clearFaults();
-    const r = await run("--resume", "--yes");
-    expect(r.code, r.all).toBe(0);
-    expect(r.all).toMatch(/✓ interlock no-errors: no instance answered with an error in this run/);
-    expect(posts(s!, "start")).toEqual([1, 2, 1]);
-    expect(posts(s!, "commit")).toEqual([1, 1, 1]);
-  });
-
-  it("a split start completed by a --resume killed before its commit: the next --resume's commit passes no-errors", async () => {
-    const { file, dir, run } = await setup(["http500@1/start", "lag-floor=30"]);
-    expect((await run("--yes")).code).toBe(1);
-    s!.control.clearFaults();
-    // the lag held above the ready wait's bound: the completing run waits there until killed
-    s!.control.addFault("lag-floor=30");
-    const child = startCli(["run", file, "--resume", "--yes", "--renderer", "simple"], { cwd: dir });
-    await child.waitFor(/✔ \[1\/6\] Start the sync/, 20_000);
-    await child.waitFor(/▶ \[2\/6\] waitFor/, 20_000);
-    child.child.kill("SIGKILL");
-    await child.done;
-    expect(posts(s!, "start")).toEqual([1, 2, 1]);
-    s!.control.clearFaults();
-    // its journal holds the refusal and the completion: read by --resume, the refusal is answered
-    const r = await run("--resume", "--yes");
-    expect(r.code, r.all).toBe(0);
-    expect(r.all).toMatch(/✓ interlock no-errors: no instance answered with an error in this run/);
-    expect(posts(s!, "commit")).toEqual([1, 1, 1]);
-  });
 });
 
 describe("--only: a targeted command", () => {

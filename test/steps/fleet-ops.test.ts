@@ -54,34 +54,6 @@ describe("sendCommand: send, resend, skip, refuse, stop", () => {
     expect(ctx.run.memory.serviceErrors).toHaveLength(1);
   });
 
-  // a trial: the commit after a split start completed by --resume was refused by no-errors for the
-  // start refusal the completion had answered; named as this run labels it or as a journal keys it
-  it("an instance that accepts a command answers its earlier refusals of it: they no longer count for no-errors", async () => {
-    const f = scripted({ sends: [{}], reads: [[{}], [{}]] });
-    const { ctx } = context(f.fleet);
-    const url1 = f.fleet.refs[1]!.url;
-    const errors = [
-      { instance: "sync1", op: "start", error: "start refused: earlier" },
-      { instance: "sync0", op: "start", error: "start refused: by the other" },
-      { instance: "sync1", op: "pause", error: "pause refused" },
-    ];
-    ctx.run.memory.serviceErrors.push(...errors);
-    await sendCommand(ctx, { ...spec("start"), only: [1] });
-    expect(ctx.run.memory.serviceErrors).toEqual([errors[1], errors[2]]);
-    // an unnamed instance: labelled by its URL in a run, keyed by its place in a journal
-    const bare = scripted({ sends: [{}], reads: [[{}], [{}]] });
-    const refs = bare.fleet.refs as { name?: string }[];
-    for (const r of refs) delete r.name;
-    const c2 = context(bare.fleet).ctx;
-    c2.run.memory.serviceErrors.push(
-      { instance: url1, op: "start", error: "a" },
-      { instance: "#2", op: "start", error: "b" },
-      { instance: "#1", op: "start", error: "c" },
-    );
-    await sendCommand(c2, { ...spec("start"), only: [1] });
-    expect(c2.run.memory.serviceErrors).toEqual([{ instance: "#1", op: "start", error: "c" }]);
-  });
-
   it("[item 1] a request that never left (refused at connect) on an instance showing the state it is sent in: sent again at once (no settle window)", async () => {
     const f = scripted({ sends: [{ 1: "not-sent" }, {}], reads: [[{ state: "IDLE" }], [{ state: "IDLE" }]] });
     const { ctx, events } = context(f.fleet);

@@ -19,7 +19,7 @@ import {
   type CommandOutcome,
   type Progress,
 } from "../../api/index.js";
-import { instanceKey, instanceLabel, type InstanceRef } from "../../events.js";
+import { instanceLabel, type InstanceRef } from "../../events.js";
 import { clusterName, type FleetSnapshot, type InstanceSample } from "../../fleet/index.js";
 import { formatDuration } from "../../runbook/index.js";
 import {
@@ -350,17 +350,6 @@ export function identityWayOn(run: WayOnRun & Pick<RunContext, "memory" | "again
 
 // ---- commands -------------------------------------------------------------------------------
 
-/**
- * An instance accepted `op`: its earlier refusals of it (a split command completed) no longer
- * count for the no-errors interlock, as --resume reads them (src/run/resume-decide.ts): the commit
- * after a completed split start was refused by them, its write stop undone for nothing. An entry
- * names the instance as this run labels it or as the journal keys it (a name is never `#n`).
- */
-function answered(memory: RunContext["memory"], op: string, ref: InstanceRef): void {
-  const names = new Set([instanceLabel(ref), instanceKey(ref)]);
-  memory.serviceErrors = memory.serviceErrors.filter((e) => !(e.op === op && names.has(e.instance)));
-}
-
 export interface CommandSpec {
   op: CommandOp;
   body: unknown;
@@ -445,7 +434,6 @@ export async function sendCommand(ctx: StepContext, spec: CommandSpec): Promise<
       if (r.ok) {
         pending.delete(r.ref.index);
         accepted.add(r.ref.index);
-        answered(ctx.run.memory, op, r.ref);
       } else if (r.error instanceof ServiceError) {
         if (prev?.mayHaveReached) {
           // "or the service refuses a repeat": the first may have taken effect late; progress says
