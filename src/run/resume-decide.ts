@@ -157,11 +157,18 @@ export function decideResume(
       // that commit let through by a forced writes-stopped interlock: never writes known stopped
       ...(current.writesForced ? { commitWritesForced: current.writesForced } : {}),
       commitAccepted: adoptedCommit || current.accepted,
-      // the no-errors interlock spans the whole run, the interrupted part included
+      // the no-errors interlock spans the whole run, the interrupted part included. A refusal the
+      // instance took back by accepting that command later (a split start completed: the step's
+      // sends are one entry, its best answer ok, its last error kept) still counts, as the run's
+      // own memory counts it: nothing published says an instance started after the others leaves
+      // the destination a consistent copy (the fail-safe reading; the simulator's verifier finds
+      // differences there), and a plain --resume committed what the run before it refused
       serviceErrors: state.commandsSent.flatMap((c) =>
-        c.perInstance
-          .filter((p) => p.answered === "error" && / refused: /.test(p.error ?? ""))
-          .map((p) => ({ instance: p.instance, op: c.op, error: p.error ?? "refused" })),
+        c.perInstance.flatMap((p) =>
+          p.answered !== "unknown" && p.error?.includes(" refused: ") === true
+            ? [{ instance: p.instance, op: c.op, error: p.error }]
+            : [],
+        ),
       ),
     },
   };

@@ -206,6 +206,11 @@ export const commit: StepKindDef<CommitBody> = {
           ? `no instance answered with an error in this run, besides the commit refusals of ${forgiven.join(", ")} being completed`
           : "no instance answered with an error in this run"
         : `instances answered with errors earlier: ${errors.map((e) => `${e.op}: ${e.error}`).join("; ")}`,
+      // a refusal the instance took back later counts too (src/run/resume-decide.ts): its way on
+      // said, and the forced --resume that status and the page offer with it (a plain one is
+      // refused again; "rerun with --force" named no command)
+      `Find out from the service's log why ${errors.length === 1 ? "it" : "they"} refused. A command refused and taken later (a split \`start\` completed) counts too: nothing published says an instance started after the others leaves the destination a consistent copy, and a commit cannot be undone; the verifier's progress shows differences it found so far. Only if you are certain it is safe: ${wayOn(ctx.run, { force: "no-errors" })}.`,
+      { beforeResume: true, resumeFlags: ["--force=no-errors"] },
     );
     // always read now, never reuse the wait's read: an instance that dies or restarts between the
     // two (the fault matrix's "at commit") must be refused here, before anything is sent

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { HookRun, JournalState } from "../../src/journal/index.js";
 import { decideResume, type ResumeStep } from "../../src/run/resume-decide.js";
 import { stopAbortCut } from "../../src/run/earlier.js";
-import { cmd, state } from "../support/reconcile-fixtures.js";
+import { cmd, sent, state } from "../support/reconcile-fixtures.js";
 
 // a cutover with a rollback: the first sync's write stop, checks and commit, a reverse, then the
 // reversed sync's write stop, check and commit
@@ -365,6 +365,19 @@ describe("decideResume: the service's refusals the no-errors interlock counts", 
     ];
     const d = decide(journal(6, [refused], [hook(2)]), 6);
     expect(d.memory.serviceErrors).toEqual([{ instance: "i0", op: "commit", error: "commit refused: not ready" }]);
+  });
+
+  // a trial: a split start completed by --resume, its commit refused by no-errors in that run, and
+  // a plain --resume after it committed: the step's sends are one entry, its best answer ok
+  it("a refusal the instance took back by accepting that command later still counts, as the run's own memory counts it", () => {
+    const completed = sent("start", 0, [
+      { instance: "i0", answered: "ok" },
+      { instance: "i1", answered: "ok", error: "start refused: InternalError" },
+      { instance: "i2", answered: "ok", error: "connection reset" },
+    ]);
+    expect(decide(journal(6, [completed], [hook(2)]), 6).memory.serviceErrors).toEqual([
+      { instance: "i1", op: "start", error: "start refused: InternalError" },
+    ]);
   });
 });
 

@@ -182,6 +182,37 @@ describe("a split commit, completed by --resume", () => {
     expect(posts(s!, "start")).toEqual([1, 1, 1]);
     expect(posts(s!, "commit")).toEqual([0, 0, 0]);
   });
+
+  // a trial: the --resume that completed the start was refused at its commit by no-errors (the
+  // refusal still counts: nothing published says a late start leaves the destination a consistent
+  // copy), and a plain --resume after it committed, the journal reading the completed start as
+  // never refused; the hint said "rerun with --force=no-errors". Both now refuse, and the way on
+  // is the forced --resume the hint, status and the run's end name
+  it("a split start completed by --resume: its commit refused by no-errors, again on a plain --resume; the forced one commits", async () => {
+    const { run, file, dir } = await setup(["http500@1/start", "lag-floor=30"]);
+    expect((await run("--yes")).code).toBe(1);
+    s!.control.clearFaults();
+    const r = await run("--resume", "--yes");
+    expect(r.code, r.all).toBe(3);
+    expect(posts(s!, "start")).toEqual([1, 2, 1]);
+    expect(r.all).toMatch(/✗ interlock no-errors refused: instances answered with errors earlier: start: /);
+    expect(r.all).toContain("A command refused and taken later (a split `start` completed) counts too");
+    expect(r.all).toContain(`Only if you are certain it is safe: \`syncbook run ${file} --resume --force=no-errors\`.`);
+    expect(r.all).toContain(
+      `once the hint above is done, resume with: syncbook run ${file} --resume --force=no-errors`,
+    );
+    const plain = await run("--resume", "--yes");
+    expect(plain.code, plain.all).toBe(3);
+    expect(plain.all).toMatch(/✗ interlock no-errors refused: instances answered with errors earlier: start: /);
+    expect(posts(s!, "commit")).toEqual([0, 0, 0]);
+    const status = await cli(["status", file], { cwd: dir });
+    expect(status.stdout).toContain(`syncbook run ${file} --resume --force=no-errors`);
+    const forced = await run("--resume", "--force=no-errors", "--yes");
+    expect(forced.all).toMatch(
+      /✓ force no-errors: instances answered with errors earlier: start: .* — overridden by --force=no-errors/,
+    );
+    expect(posts(s!, "commit")).toEqual([1, 1, 1]);
+  });
 });
 
 describe("--only: a targeted command", () => {

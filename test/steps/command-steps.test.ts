@@ -247,6 +247,25 @@ describe("commit", () => {
     );
     expect(s.f.reads).toBe(0);
     expect(s.f.sent).toEqual([[]]);
+    // its way on names the command (it said "rerun with --force=no-errors"), a completed split
+    // start among its causes, and is said with the forced --resume that status and the page offer
+    expect(err.hint).toBe(
+      "Find out from the service's log why it refused. A command refused and taken later (a split `start` completed) counts too: nothing published says an instance started after the others leaves the destination a consistent copy, and a commit cannot be undone; the verifier's progress shows differences it found so far. Only if you are certain it is safe: `syncbook run cutover.yaml --var switch=http://live --resume --force=no-errors`.",
+    );
+    expect(err.beforeResume).toBe(true);
+    expect(err.resumeFlags).toEqual(["--force=no-errors"]);
+    const two = setup(
+      { sends: [{}], reads: each(ready) },
+      {
+        errors: [
+          { op: "pause", instance: "sync0", error: "A" },
+          { op: "start", instance: "sync1", error: "B" },
+        ],
+      },
+    );
+    expect((await failure(commit.run(two.ctx, {}))).hint).toMatch(
+      /^Find out from the service's log why they refused\. /,
+    );
   });
 
   it("completing a split commit forgives only the commit refusals of the instances it completes", async () => {
