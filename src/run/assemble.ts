@@ -429,7 +429,21 @@ export function assembleRun(opts: RunOptions): AssembledRun {
     verifier: {},
     acted: before.some(acts),
     actedNow: false,
-    sentToFleet: before.some(sendsToFleet),
+    // a command step before the first one this cutover ran (a run that begins past its start, or
+    // a --resume of one) may have left a sync on the fleet that no journal here shows: not only
+    // hooks ran (an outside review: the hint offered --new-cutover on a fleet that ran the sync)
+    sentToFleet:
+      before.some(sendsToFleet) ||
+      steps
+        .slice(
+          0,
+          // a --resume begins where its journal says: the earlier runs' steps tell where the cutover began
+          Math.min(
+            opts.resume ? Infinity : from,
+            ...before.flatMap((e) => (e.type === "step.started" ? [e.index] : [])),
+          ),
+        )
+        .some((st) => st.bound.command !== undefined),
     ...opts.resume?.memory,
   };
   emitter.add((e) => {

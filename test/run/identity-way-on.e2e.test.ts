@@ -212,6 +212,28 @@ describe("a fleet-identity refusal", () => {
     expect(posts(theirs, "start")).toEqual([1]);
   }, 90_000);
 
+  // an outside review: a run that began past the start (a --new-cutover --from the write stop)
+  // ran its stop hook, and the refusal at its commit said only hooks ran and offered --new-cutover,
+  // which runs the runbook again from its start on a fleet that runs the sync
+  it("a run that began past the start: never 'only the runbook's hooks ran', never --new-cutover", async () => {
+    const s = await started({ instances: 2, timeScale: 200 });
+    const dir = tempDir();
+    const file = writeRunbook(dir, runbookFor(s, CUTOVER));
+    expect((await cli(["run", file, "--to", "drained", "--renderer", "simple", "--yes"], { cwd: dir })).code).toBe(0);
+    s.control.addFault("identity-change=coordinator@1");
+    const r = await cli(["run", file, "--new-cutover", "--from", "stop-writes", "--renderer", "simple", "--yes"], {
+      cwd: dir,
+    });
+    expect(r.code, r.all).toBe(3);
+    expect(r.all).toMatch(/refused \(fleet-identity\)/);
+    expect(hintOf(r.all), r.all).toMatch(
+      /^The refused command was not sent\. Do not edit the `instances:` list mid-cutover/,
+    );
+    expect(r.all).not.toContain("only the runbook's hooks ran");
+    expect(r.all).not.toContain("--new-cutover`");
+    expect(posts(s, "commit")).toEqual([0, 0]);
+  }, 90_000);
+
   // a review: a --from run that sent nothing is passed over by --resume, which goes on from the run
   // before it; status read that run's journal and offered its --resume
   it("a --from run of the cutover that sent nothing: status and the page offer that --from again, which pasted goes on", async () => {
