@@ -701,6 +701,8 @@ export async function execute(
         // refused by the unfinished cutover)
         const kept = wayOnVarsKept(loaded, how.resume);
         const again = result.againArgs ?? againArgs ?? [];
+        // its one command names the secret masked: the note below ("leave out") would contradict it
+        if (kept.masked) maskedShown = true;
         next(
           `  once the hint above is done, give this run's command again: syncbook run ${runTarget(loaded, kept.vars)}${again.length ? ` ${shellCommand(again)}` : ""}${kept.masked ? MASKED_VAR_NOTE : ""}`,
         );

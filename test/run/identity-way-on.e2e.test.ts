@@ -164,6 +164,35 @@ describe("a fleet-identity refusal", () => {
     expect(posts(theirs, "start")).toEqual([1]);
   }, 90_000);
 
+  // an outside review: with a secret --var, the run's end showed it masked in "give this run's
+  // command again", then said "these commands leave out --var verifier"
+  it("before anything was sent, a secret --var: the command again shows it masked, and no note says it is left out", async () => {
+    const ours = await started({ instances: 2, timeScale: 200 });
+    const theirs = await started({
+      instances: 1,
+      timeScale: 200,
+      clusters: { other0: { topology: "replicaSet" }, other1: { topology: "replicaSet" } },
+    });
+    await fetch(`${theirs.instances[0]!.url}/api/v1/start`, {
+      method: "POST",
+      body: JSON.stringify({ source: "other0", destination: "other1" }),
+    });
+    const dir = tempDir();
+    const file = writeRunbook(
+      dir,
+      runbookFor(ours, CUTOVER)
+        .replace(ours.instances[1]!.url, theirs.instances[0]!.url)
+        .replace(`verifier: "${ours.verifierUrl}"`, 'verifier: "${vars.verifier}"')
+        .replace("steps:", `vars: { verifier: "${ours.verifierUrl}" }\nsteps:`),
+    );
+    const secret = ours.verifierUrl.replace("http://", "http://op:pw-77@");
+    const r = await cli(["run", file, "--var", `verifier=${secret}`, "--renderer", "simple", "--yes"], { cwd: dir });
+    expect(r.code, r.all).toBe(3);
+    expect(r.all).toMatch(/give this run's command again: syncbook run \S+ --var 'verifier=http:\/\/\*\*\*@/);
+    expect(r.all).not.toMatch(/these commands leave out --var verifier/);
+    expect(r.all).not.toContain("pw-77");
+  }, 90_000);
+
   // a review: a hook before the start ran, so the cutover had acted and the hint said "Do not edit
   // the list, put right what answers at each address", where the list was what was wrong and only a
   // new cutover takes a corrected one
