@@ -131,7 +131,7 @@ describe("a commit adopted by a resumed run", () => {
     const rep = await cli(["report", join(jd, "crash"), "--out", join(dir, "report-1")], { cwd: dir });
     const html = readFileSync(join(dir, "report-1", "report.html"), "utf8");
     expect(html).toMatch(/<h1>FAILED AFTER COMMIT · REVERSE IN DOUBT /);
-    expect(html).toMatch(/<title>FAILED · REVERSE IN DOUBT · crash · syncbook report<\/title>/);
+    expect(html).toMatch(/<title>FAILED · REVERSE IN DOUBT · NOT VERIFIED · crash · syncbook report<\/title>/);
     expect(rep.stdout, rep.all).toMatch(
       /run failed, committed; a reverse \(step rollback\) may have reached the fleet after it was committed/,
     );

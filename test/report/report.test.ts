@@ -399,7 +399,7 @@ describe("report.html without a browser", () => {
     expect(html).toMatch(
       /<header id="outcome" class="banner ok" data-outcome="ok" data-committed="true" data-verified="true">\s*<h1>COMMITTED/,
     );
-    expect(html).toMatch(/<title>COMMITTED · sales-rs-to-sharded/);
+    expect(html).toMatch(/<title>COMMITTED · VERIFIED · sales-rs-to-sharded/);
   });
 
   // issue 26: "its header says 'Every step succeeded' for that window"

@@ -223,3 +223,64 @@ describe("a verify step that failed: the report says why the cutover is not veri
     expect(renderHtml(r)).toContain("<dt>verification</dt><dd>verified</dd>");
   });
 });
+
+// a review: a run that committed and then failed (its verify refused the result) said "FAILED AFTER
+// COMMIT" alone in the banner and the title, where the run's end and the job summary said "not
+// verified" on their first line; whenever the destination may take writes the headline says the
+// one rule's verdict (src/steps/kit/earned.ts `verification`), however the run ended
+describe("the report's headline after a commit: verified or not, however the run ended", () => {
+  /** The synthetic run (its commit taken), its verify step refused, the run ending as `end` says (none: cut off). */
+  function ended(end: Record<string, unknown> | undefined, verifyOk = false): string {
+    const { events } = synthRun();
+    const out = events
+      .filter((e) => verifyOk || e.type !== "verifier.verified")
+      .filter((e) => end !== undefined || e.type !== "run.finished")
+      .map((e) =>
+        e.type === "step.finished" && e.index === 2 && !verifyOk
+          ? { ...e, outcome: "failed" as const, error: "not verified: the verifier skipped DDL on the source" }
+          : e.type === "run.finished"
+            ? { ...e, ...end }
+            : e,
+      );
+    return renderHtml(buildReport(out));
+  }
+  const h1 = (html: string): string => /<h1>(.*?) <span class="runbook">/.exec(html)?.[1] ?? "";
+  const title = (html: string): string =>
+    /<title>(.*?) · sales-rs-to-sharded · syncbook report<\/title>/.exec(html)?.[1] ?? "";
+
+  it("FAILED AFTER COMMIT, INTERRUPTED, UNFINISHED: NOT VERIFIED in the banner and the title", () => {
+    const failed = ended({ outcome: "failed", exitCode: 1, committed: true });
+    expect(h1(failed)).toBe("FAILED AFTER COMMIT · NOT VERIFIED");
+    expect(title(failed)).toBe("FAILED · NOT VERIFIED");
+    const interrupted = ended({ outcome: "interrupted", exitCode: 130, committed: true });
+    expect(h1(interrupted)).toBe("INTERRUPTED · NOT VERIFIED");
+    expect(title(interrupted)).toBe("INTERRUPTED · NOT VERIFIED");
+    // no run.finished: the commit the journal shows counts
+    const cut = ended(undefined);
+    expect(h1(cut)).toBe("UNFINISHED · NOT VERIFIED");
+    expect(title(cut)).toBe("UNFINISHED · NOT VERIFIED");
+  });
+
+  it("a verify that passed before the failure: VERIFIED; a run that ended ok says it in the title too", () => {
+    const failed = ended({ outcome: "failed", exitCode: 1, committed: true }, true);
+    expect(h1(failed)).toBe("FAILED AFTER COMMIT · VERIFIED");
+    expect(title(failed)).toBe("FAILED · VERIFIED");
+    const ok = ended({}, true);
+    expect(h1(ok)).toBe("COMMITTED · VERIFIED");
+    expect(title(ok)).toBe("COMMITTED · VERIFIED");
+    expect(title(ended({}))).toBe("COMMITTED · NOT VERIFIED");
+  });
+
+  it("nothing committed and no commit in doubt: a failed run's headline says no verdict; a commit in doubt, one", () => {
+    const { events } = synthRun({ refuseCommit: true });
+    const failed = renderHtml(buildReport(events));
+    expect(h1(failed)).toBe("FAILED");
+    expect(title(failed)).toBe("FAILED");
+    const doubt = renderHtml(
+      buildReport(events.map((e) => (e.type === "run.finished" ? { ...e, commitInDoubt: true } : e))),
+    );
+    // its verify passed before the commit was sent
+    expect(h1(doubt)).toBe("FAILED · COMMIT IN DOUBT · VERIFIED");
+    expect(title(doubt)).toBe("FAILED · COMMIT IN DOUBT · VERIFIED");
+  });
+});
