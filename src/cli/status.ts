@@ -23,7 +23,7 @@ import {
   windowEndWords,
   writesOnInDoubtWords,
 } from "../writes-words.js";
-import { filteredWords, verification, verificationText, WRITES_OFF_FORCED } from "../steps/kit/earned.js";
+import { verificationText, WRITES_OFF_FORCED } from "../steps/kit/earned.js";
 import { stderr, stdout } from "./execute.js";
 import { lintCommand } from "../next-run.js";
 import { shellCommand } from "../text.js";
@@ -180,6 +180,23 @@ function answerLines(
   });
 }
 
+/**
+ * The destination may take writes: the run ended committed or with a commit in doubt, or a commit
+ * of the sync that runs now may have reached the fleet (a run that did not record its end).
+ */
+const mayTakeWrites = (j: JournalStatus): boolean =>
+  j.finished ? j.finished.committed || j.finished.commitInDoubt === true : j.commitSent === true;
+
+/**
+ * The run's end line's verdict: the journal's one, in `verificationText`'s words without the why
+ * (the "verification:" line below says it); where the destination may take writes, or verified.
+ */
+function endVerdict(j: JournalStatus): string {
+  const v = j.verification;
+  if (v === undefined || !(v.verified || mayTakeWrites(j))) return "";
+  return ` · ${verificationText(v.verified ? v : { verified: false })}`;
+}
+
 /** The status for people: one line per instance, then identity, the verifier and the journal. */
 export function formatStatus(st: Status): string[] {
   const lines: string[] = [`status of ${st.runbook} (${st.file}) at ${st.at}`];
@@ -329,7 +346,7 @@ export function formatStatus(st: Status): string[] {
     }
     if (j.finished)
       lines.push(
-        `  run ended ${runEndWords({ ...(j.finished.calledOff ? { ended: "called-off" } : {}), outcome: j.finished.outcome, ...(j.finished.aborted ? { abort: true as const } : {}), ...(j.finished.exitCode !== undefined ? { exitCode: j.finished.exitCode } : {}), ...(j.finished.undoKeptOff ? { undoKeptOff: true as const } : {}) })}${j.finished.to !== undefined ? ` at --to ${j.finished.to}, before the runbook's end (its cutover goes on)` : ""}${j.finished.committed ? " (committed)" : j.finished.commitInDoubt ? ` (${COMMIT_IN_DOUBT_WORDS})` : ""}${j.finished.verified ? " · verified" : j.finished.committed || j.finished.commitInDoubt ? " · not verified" : ""} at ${j.finished.at}${j.finished.message ? `: ${j.finished.message}` : ""}`,
+        `  run ended ${runEndWords({ ...(j.finished.calledOff ? { ended: "called-off" } : {}), outcome: j.finished.outcome, ...(j.finished.aborted ? { abort: true as const } : {}), ...(j.finished.exitCode !== undefined ? { exitCode: j.finished.exitCode } : {}), ...(j.finished.undoKeptOff ? { undoKeptOff: true as const } : {}) })}${j.finished.to !== undefined ? ` at --to ${j.finished.to}, before the runbook's end (its cutover goes on)` : ""}${j.finished.committed ? " (committed)" : j.finished.commitInDoubt ? ` (${COMMIT_IN_DOUBT_WORDS})` : ""}${endVerdict(j)} at ${j.finished.at}${j.finished.message ? `: ${j.finished.message}` : ""}`,
       );
     else if (live) lines.push(`  the run is still running (pid ${live.pid}): this is its journal so far`);
     else if (j.lastStep)
@@ -412,25 +429,18 @@ export function formatStatus(st: Status): string[] {
       );
     if (j.verifier?.refused)
       lines.push(`  verifier: the run refused the verification its check resumed: ${j.verifier.refused}`);
-    // "not verified" matters once a commit may have happened (or a reverse undid what was verified);
-    // an aborted or failed run before it says nothing
-    if (j.stoppedInCommit)
-      // the one rule: never verified once an instance stopped during the commit (earned.ts)
-      lines.push(
-        `  verification: ${verificationText(verification(j.verifier?.passed === true, [], undefined, j.stoppedInCommit))}`,
-      );
-    else if (
-      j.verifier &&
-      (j.verifier.verified || j.finished?.committed !== false || j.verifier.reversed !== undefined)
+    // "not verified" matters once a commit may have happened (or a reverse undid what was verified,
+    // or an instance stopped during the commit); an aborted or failed run before it says nothing.
+    // The verdict and its words are the journal's one (src/run/status.ts), as the report and the
+    // watch page say them
+    if (
+      j.verification &&
+      (j.verification.verified ||
+        j.stoppedInCommit !== undefined ||
+        mayTakeWrites(j) ||
+        (j.verifier !== undefined && (j.finished?.committed !== false || j.verifier.reversed !== undefined)))
     )
-      lines.push(
-        `  verification: ${
-          j.verifier.verified
-            ? `verified (a verify step passed on this cutover's result${j.verifier.filter !== undefined ? `; ${filteredWords(j.verifier.filter)}` : ""})`
-            : // the one rule's why (src/run/status.ts), as the report and the watch page say it
-              verificationText({ verified: false, why: j.verifier.why })
-        }`,
-      );
+      lines.push(`  verification: ${j.verification.text}`);
     if (j.notifications) {
       const n = j.notifications;
       lines.push(

@@ -41,7 +41,7 @@ import { instancesOf, type Runbook } from "../runbook/types.js";
 import { canWriteInstance } from "../runbook/can-write.js";
 import { addCopySample, copyProgress, emptyCopyState } from "../fleet/eta.js";
 import { emptyProgress500 } from "../steps/kit/verifier.js";
-import { OLD_RELEASE, persisted, verification, verifierEarned } from "../steps/kit/earned.js";
+import { OLD_RELEASE, persisted, verification, verificationText, verifierEarned } from "../steps/kit/earned.js";
 import type { VerifierMemory } from "../steps/index.js";
 import { opensWriteStop, readinessPlan, traitsOf } from "../steps/index.js";
 import {
@@ -309,6 +309,13 @@ export interface JournalStatus {
      */
     why?: string;
   };
+  /**
+   * Whether the cutover is verified, and why not: the one rule (src/steps/kit/earned.ts
+   * `verification`), asked once for the journal; `finished.verified` and `verifier.verified` and
+   * `why` are this verdict. `text` says it in the words every output uses (`verificationText`),
+   * as the report's `verification` and the watch page's `/state.json` `verification` do.
+   */
+  verification?: ({ verified: true; filter?: string } | { verified: false; why: string }) & { text: string };
   /**
    * The last stopWrites hook started and never ended (its runner killed in it): it may have stopped
    * writes, or not (`--resume` runs it again; `--abort` runs its undo).
@@ -1103,6 +1110,20 @@ async function readJournalStatus(
           }
         : {}),
     };
+  // whether the cutover is verified, by the one rule, asked once: the run's end, the verifier's
+  // block and the "verification:" line say this verdict (status asked it twice, and said its own
+  // "verified (a verify step passed …)" where the report and the watch page said `verificationText`'s)
+  const v = state.verifier;
+  const said = verification(
+    v?.verified !== undefined,
+    model.steps.map((s) => s.kind),
+    v?.reversed,
+    w?.stoppedInCommit,
+    v?.filter,
+    model.cutover.verifyFailed,
+  );
+  const verdict = said.verified ? said : { verified: false as const, why: named.redact(said.why) };
+  out.verification = { ...verdict, text: verificationText(verdict) };
   if (state.finished)
     out.finished = {
       outcome: state.finished.outcome,
@@ -1110,8 +1131,7 @@ async function readJournalStatus(
       ...(!state.finished.committed && model.cutover.commitInDoubt ? { commitInDoubt: true as const } : {}),
       // the one rule (earned.ts `verification`): never once an instance stopped during the commit,
       // whatever a (forced) verify said; a review saw "· verified" beside "verification: not verified"
-      verified: verification(state.verifier?.verified !== undefined, [], state.verifier?.reversed, w?.stoppedInCommit)
-        .verified,
+      verified: verdict.verified,
       at: new Date(state.finished.at).toISOString(),
       ...(state.finished.message ? { message: state.finished.message } : {}),
       ...(state.finished.aborted ? { aborted: true as const } : {}),
@@ -1226,27 +1246,17 @@ async function readJournalStatus(
         ? { refusesAhead: true as const }
         : {}),
     };
-  const v = state.verifier;
-  if (v && (v.restarts || v.oldRelease || v.refused !== undefined || v.verified || v.baseline || v.reversed)) {
-    const said = verification(
-      v.verified !== undefined,
-      model.steps.map((s) => s.kind),
-      v.reversed,
-      w?.stoppedInCommit,
-      v.filter,
-      model.cutover.verifyFailed,
-    );
+  if (v && (v.restarts || v.oldRelease || v.refused !== undefined || v.verified || v.baseline || v.reversed))
     out.verifier = {
       restarts: v.restarts ?? 0,
       oldRelease: v.oldRelease === true,
       ...(v.refused !== undefined ? { refused: v.refused } : {}),
       passed: v.verified !== undefined,
-      verified: said.verified,
+      verified: verdict.verified,
       ...(v.reversed !== undefined ? { reversed: v.reversed } : {}),
       ...(v.filter !== undefined ? { filter: v.filter } : {}),
-      ...(said.verified ? {} : { why: named.redact(said.why) }),
+      ...(verdict.verified ? {} : { why: verdict.why }),
     };
-  }
   // the reader counts writes as not stopped once an undo started (safe for --resume, which stops
   // them again); for the operator an undo that never succeeded means the application is still down
   const stop = state.hooksRan

@@ -17,7 +17,8 @@ import { cutoverOfRun, LOCK_FILE_NAME, openJournal, runbookJournal } from "../..
 import { parseRunbook } from "../../src/runbook/index.js";
 import { cutoverFleetVars, readStatus } from "../../src/run/status.js";
 import { formatStatus } from "../../src/cli/status.js";
-import { traitsOf } from "../../src/steps/index.js";
+import { traitsOf, verificationText } from "../../src/steps/index.js";
+import { buildReport } from "../../src/report/index.js";
 import { commandAccepted, commandSent, eventFactory, inst, STEPS, tempDir, salesStarted } from "../support/journal.js";
 
 const opened = vi.hoisted(() => [] as string[]);
@@ -537,5 +538,87 @@ describe("the secret --var warning", () => {
     ]);
     expect(done.next).toBeUndefined();
     expect(done.secret).toEqual([]);
+  });
+});
+
+// a review: status asked the one rule twice (`finished.verified`, `verifier.verified`) and said
+// its own "verified (a verify step passed on this cutover's result)"; and where the journal held
+// no verifier's word (a verify step that failed before it read one) a run that committed said no
+// "verification:" line at all. Asked once now, said in `verificationText`'s words: the report's
+describe("status's verdict: the one rule's, once, in the report's words", () => {
+  const text = `runbook: 1\nname: sales\ninstances:\n  - "http://127.0.0.1:9"\nsteps:\n  - waitFor: { state: COMMITTED }\n`;
+  const steps = [
+    { index: 0, id: "commit", kind: "commit", title: "commit" },
+    { index: 1, id: "verify", kind: "verify", title: "verify" },
+  ];
+  /** Committed at step 1, then `after` (the verify step, the run's end). */
+  const committedThen = (after: (ev: ReturnType<typeof eventFactory>) => RunEvent[]): RunEvent[] => {
+    const ev = eventFactory();
+    return [
+      ev("run.started", { ...salesStarted(), steps }),
+      ev("step.started", steps[0]!),
+      ev("request.sent", commandSent(1, "commit", inst(0))),
+      ev("response.received", commandAccepted(1, inst(0))),
+      ev("commit.sent", { index: 0, id: "commit", instances: ["i0"], skewMs: 0 }),
+      ev("step.finished", { index: 0, id: "commit", outcome: "ok", durationMs: 1 }),
+      ev("step.started", steps[1]!),
+      ...after(ev),
+    ];
+  };
+  const ERROR = "not verified: the verifier skipped DDL on the source (createIndexes 1; --ddlHandling warnMost)";
+  const refused = (ev: ReturnType<typeof eventFactory>): RunEvent[] => [
+    ev("step.finished", { index: 1, id: "verify", outcome: "failed", durationMs: 1, error: ERROR }),
+  ];
+  const status = async (events: RunEvent[]) => {
+    journalOf(events);
+    const loaded = await parseRunbook(text, join(dir, "rb.yaml"), { env: {} });
+    const st = await readStatus(loaded, { journalDir: dir, requestTimeoutMs: 2_000 });
+    return { j: st.journal, lines: formatStatus(st), report: buildReport(events).verification };
+  };
+
+  it("committed, then the verify step refused the result: not verified, the report's why, on the end line and the verification line", async () => {
+    const { j, lines, report } = await status(
+      committedThen((ev) => [
+        ...refused(ev),
+        ev("run.finished", { outcome: "failed", exitCode: 1, committed: true, durationMs: 9, message: ERROR }),
+      ]),
+    );
+    const why = `no \`verify\` step passed on this cutover's verification result: step 2 "verify" failed: ${ERROR}`;
+    expect(report).toEqual({ verified: false, why });
+    expect(j.verification).toEqual({ verified: false, why, text: verificationText(report) });
+    expect(j.finished?.verified).toBe(false);
+    expect(lines.filter((l) => l.startsWith("  run ended "))).toEqual([
+      expect.stringMatching(/^ {2}run ended failed.* \(committed\) · not verified at /),
+    ]);
+    expect(lines).toContain(`  verification: not verified (${why})`);
+  });
+
+  it("committed, its run cut off in the verify step: the verification line still says it", async () => {
+    const { j, lines, report } = await status(committedThen(refused));
+    expect(j.finished).toBeUndefined();
+    expect(j.verification?.text).toBe(verificationText(report));
+    expect(lines).toContain(`  verification: ${verificationText(report)}`);
+  });
+
+  it("a verify that passed: verified, in the one wording, not status's own", async () => {
+    const { j, lines, report } = await status(
+      committedThen((ev) => [
+        ev("verifier.verified", {
+          index: 1,
+          id: "verify",
+          progress: { phase: "idle", generation: 2, error: null },
+          writesOffGeneration: 1,
+        }),
+        ev("step.finished", { index: 1, id: "verify", outcome: "ok", durationMs: 1 }),
+        ev("run.finished", { outcome: "ok", exitCode: 0, committed: true, durationMs: 9, verified: true }),
+      ]),
+    );
+    expect(report).toMatchObject({ verified: true });
+    expect(j.verification).toEqual({ verified: true, text: "verified" });
+    expect(j.verifier).toMatchObject({ passed: true, verified: true });
+    expect(lines.filter((l) => l.startsWith("  run ended "))).toEqual([
+      expect.stringMatching(/^ {2}run ended ok.* \(committed\) · verified at /),
+    ]);
+    expect(lines).toContain("  verification: verified");
   });
 });
