@@ -7,12 +7,16 @@
  */
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
-import { CUT_OFF_WORDS, cutOff } from "../../src/model/fold.js";
 import type { StepOutcome } from "../../src/model/contract.js";
 import { formatDuration } from "../../src/runbook/duration.js";
 import { verifierDocsText, type GenerationDocs } from "../../src/text.js";
 import { windowBoundOf, windowEndWords, windowLength } from "../../src/writes-words.js";
 import { watchPage } from "../../src/watch/page.js";
+import type { RunEvent } from "../../src/events.js";
+import { CUT_OFF_WORDS, CutoverFold, cutOff } from "../../src/model/fold.js";
+import { traitsOf } from "../../src/steps/index.js";
+import { runnerVerdict } from "../../src/watch/runner.js";
+import { buildState } from "../../src/watch/state.js";
 
 /** One of the page script's inlined functions, evaluated on its own (it uses nothing of the page's). */
 function pageFunction(name: string, next: string): unknown {
@@ -156,5 +160,117 @@ describe("the watch page's verifier verdict", () => {
     const html = watchPage("n0nce");
     expect(html).toContain('"verification: " + s.verification.text');
     expect(html).not.toMatch(/result earned|result not earned/);
+  });
+});
+
+/** An element of the fake document the page's script draws into: its text, class and children. */
+class FakeNode {}
+class FakeElement extends FakeNode {
+  textContent = "";
+  className = "";
+  hidden = false;
+  id = "";
+  children: unknown[] = [];
+  constructor(readonly tag: string) {
+    super();
+  }
+  append(...nodes: unknown[]): void {
+    this.children.push(...nodes);
+  }
+  replaceChildren(...nodes: unknown[]): void {
+    this.children = nodes;
+  }
+}
+/** The page's script run on `state` (as `/events` sends it), in a context of its own: the elements it drew, by id. */
+function drawn(state: unknown): (id: string) => FakeElement {
+  const script = /<script nonce="n0nce">([\s\S]*)<\/script>/.exec(watchPage("n0nce"))?.[1] ?? "";
+  const byId = new Map<string, FakeElement>();
+  const get = (id: string): FakeElement => {
+    if (!byId.has(id)) byId.set(id, new FakeElement("div"));
+    return byId.get(id)!;
+  };
+  const sources: { onmessage?: (e: { data: string }) => void }[] = [];
+  runInNewContext(script, {
+    document: { getElementById: get, createElement: (tag: string) => new FakeElement(tag) },
+    Node: FakeNode,
+    EventSource: class {
+      constructor() {
+        sources.push(this);
+      }
+    },
+    setInterval: () => 0,
+  });
+  sources[0]!.onmessage!({ data: JSON.stringify(state) });
+  return get;
+}
+/** Each paragraph an element holds, as its text and class. */
+const paragraphs = (e: FakeElement): { text: string; cls: string }[] =>
+  e.children.flatMap((c) =>
+    c instanceof FakeElement
+      ? [...(c.tag === "p" ? [{ text: c.textContent, cls: c.className }] : []), ...paragraphs(c)]
+      : [],
+  );
+
+// a review: a cutover that committed and whose verify step refused the result showed "COMMITTED"
+// and "run 1 ended failed: …"; whether it was verified only the verifier's section said, and
+// nothing at all without a verifier read. Beside how the run ended, the state's verdict in its words
+describe("the watch page's runner section after a commit", () => {
+  const T = 1_800_000_000_000;
+  let seq = 0;
+  const ev = (type: string, at: number, body: Record<string, unknown> = {}): RunEvent =>
+    ({ type, seq: ++seq, at: T + at, ...body }) as unknown as RunEvent;
+  const instances = [{ url: "http://a", index: 0, name: "a" }];
+  const steps = [
+    { index: 0, id: "commit", kind: "commit", title: "commit" },
+    { index: 1, id: "verify", kind: "verify", title: "verify" },
+  ];
+  const ERROR = "not verified: the verifier skipped DDL on the source";
+  function state(commit: boolean) {
+    const f = new CutoverFold({ traits: traitsOf });
+    for (const e of [
+      ev("run.started", 0, { runbook: "rb", file: "rb.yaml", hash: "h", mode: "run", instances, steps }),
+      ev("step.started", 10, steps[0]),
+      ...(commit ? [ev("commit.sent", 20, { index: 0, id: "commit", instances: ["a"], skewMs: 0 })] : []),
+      ev("step.finished", 30, { index: 0, id: "commit", outcome: commit ? "ok" : "failed", durationMs: 20 }),
+      ...(commit
+        ? [
+            ev("step.started", 40, steps[1]),
+            ev("step.finished", 50, { index: 1, id: "verify", outcome: "failed", durationMs: 10, error: ERROR }),
+          ]
+        : []),
+      ev("run.finished", 60, { outcome: "failed", exitCode: 1, committed: commit, durationMs: 60 }),
+    ])
+      f.apply(e);
+    const model = f.view(T + 100);
+    const live = { at: T + 100, instances: [], copy: model.fleet.copy } as unknown as Parameters<
+      typeof buildState
+    >[0]["live"];
+    return buildState({
+      now: T + 100,
+      folder: "f",
+      journals: [],
+      skippedLines: 0,
+      model,
+      live,
+      runner: runnerVerdict({ model, lock: undefined, now: T + 100, host: "here", isAlive: () => false }),
+      redact: (x: string) => x,
+    });
+  }
+
+  it("says the state's verdict, in its words, once the cutover committed; before a commit, nothing", () => {
+    const s = state(true);
+    expect(s.model.cutover.committed).toBe(true);
+    expect(s.verification.verified).toBe(false);
+    const runner = paragraphs(drawn(s)("runner"));
+    expect(runner[0]?.text).toMatch(/^run 1 ended failed/);
+    expect(runner).toContainEqual({ text: `verification: ${s.verification.text}`, cls: "bad" });
+    expect(s.verification.text).toBe(
+      `not verified (no \`verify\` step passed on this cutover's verification result: step 2 "verify" failed: ${ERROR})`,
+    );
+    const before = state(false);
+    expect(before.model.cutover.committed).toBe(false);
+    expect(paragraphs(drawn(before)("runner")).map((p) => p.text)).not.toContainEqual(
+      expect.stringMatching(/verification/),
+    );
   });
 });
