@@ -75,7 +75,11 @@ async function cutover(opts: SimulatorOptions, defaults = CLI_CUTOVER_DEFAULTS):
 }
 
 interface Status {
-  journal: { finished?: { verified: boolean }; verifier?: { verified: boolean; why?: string } };
+  journal: {
+    finished?: { verified: boolean };
+    verifier?: { verified: boolean; why?: string };
+    verification?: { verified: boolean; why?: string; text: string };
+  };
 }
 const status = async (dir: string): Promise<{ json: Status; text: string }> => ({
   json: JSON.parse((await cli(["status", "rb.yaml", "--json"], { cwd: dir })).stdout) as Status,
@@ -135,6 +139,9 @@ describe("a verifier that skipped DDL on the source (--ddlHandling warnMost)", (
       "the verifier skipped DDL on the source (createIndexes 1; --ddlHandling warnMost), which it does not verify",
     );
     expect(s.text).toContain(`  verification: not verified (${why})\n`);
+    // its verdict asked once, in the words the report and the page use; the run's end line says it too
+    expect(s.json.journal.verification).toEqual({ verified: false, why, text: `not verified (${why})` });
+    expect(s.text).toMatch(/\n {2}run ended failed .*\(committed\) · not verified at /);
     // finished and refused: no "yet", which says a wait would make it one
     expect(s.text).toContain(
       "  this cutover's verification finished, and its result is refused: the verifier skipped DDL on the source",
@@ -144,8 +151,14 @@ describe("a verifier that skipped DDL on the source (--ddlHandling warnMost)", (
     // the report and the page say why, as the run's end and status do: the verify step's refusal
     expect(report(dir).verification).toEqual({ verified: false, why });
     expect(html(dir)).toContain(`<dt>verification</dt><dd>${escapeXml(`not verified (${why})`)}</dd>`);
+    // committed, then refused: the report's headline and title say NOT VERIFIED, not "FAILED AFTER COMMIT" alone
+    expect(html(dir)).toMatch(/<h1>FAILED AFTER COMMIT · NOT VERIFIED <span class="runbook">/);
+    expect(html(dir)).toMatch(/<title>FAILED · NOT VERIFIED · [^<]* · syncbook report<\/title>/);
     const page: WatchState = await watchState(["rb.yaml"], dir);
     expect(page.verification).toEqual({ verified: false, why, text: `not verified (${why})` });
+    // committed: the page's runner section says that verdict beside the run's end (test/watch/page.test.ts)
+    expect(page.model.cutover.committed).toBe(true);
+    expect(page.runner.state).toBe("finished");
 
     // the remedy the run named: the verifier restarted with --clean (its --ddlHandling kept), then the --resume
     const restarted = await fetch(`${sim.verifierUrl}/sim/verifier/restart`, {
@@ -168,6 +181,10 @@ describe("a verifier that skipped DDL on the source (--ddlHandling warnMost)", (
     expect(again.text).toMatch(/verification: verified/);
     expect(report(dir).verification.verified).toBe(true);
     expect(html(dir)).toContain("<dt>verification</dt><dd>verified</dd>");
+    expect(html(dir)).toMatch(/<h1>COMMITTED · VERIFIED <span class="runbook">/);
+    expect(again.json.journal.verification).toEqual({ verified: true, text: "verified" });
+    expect(again.text).toMatch(/\n {2}run ended ok .*\(committed\) · verified at /);
+    expect(again.text).toContain("  verification: verified\n");
   }, 180_000);
 
   // the default --ddlHandling failAll: "any DDL change events will crash the verifier" (its README)
