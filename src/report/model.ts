@@ -501,14 +501,14 @@ export class ReportBuilder {
    */
   #verification(steps: readonly ReportStep[], model: CutoverModel): Report["verification"] {
     const earned = model.cutover.verified;
-    const v = verification(
-      earned !== undefined,
-      steps.map((s) => s.kind),
-      model.cutover.verificationReversed,
-      model.windows.at(-1)?.stoppedInCommit,
-      earned?.filter,
-      model.cutover.verifyFailed,
-    );
+    const v = verification({
+      passed: earned !== undefined,
+      kinds: steps.map((s) => s.kind),
+      reversed: model.cutover.verificationReversed,
+      stopped: model.windows.at(-1)?.stoppedInCommit,
+      filter: earned?.filter,
+      failed: model.cutover.verifyFailed,
+    });
     // the why may quote a verify step's error: userinfo stripped again, as the steps' errors are
     if (!v.verified) return { verified: false, why: stripUserinfo(v.why) };
     return {

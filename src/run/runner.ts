@@ -415,14 +415,14 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
           : ExitCode.failed;
   const ended = Date.now();
   const durationMs = ended - started;
-  const checked = verification(
-    memory.verifier.verified !== undefined,
-    steps.map((s) => s.kind),
-    memory.verifier.reversed,
-    run.window.stoppedInCommit(),
-    memory.verifier.filter,
-    verifyFailed(),
-  );
+  const checked = verification({
+    passed: memory.verifier.verified !== undefined,
+    kinds: steps.map((s) => s.kind),
+    reversed: memory.verifier.reversed,
+    stopped: run.window.stoppedInCommit(),
+    filter: memory.verifier.filter,
+    failed: verifyFailed(),
+  });
   // the cutover, not only this run: its time across runs, its write-stop window (folded from the
   // earlier runs' events and this run's), and writes left stopped, said in words by every output
   const window = run.window.current(ended);

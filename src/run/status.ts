@@ -1114,14 +1114,14 @@ async function readJournalStatus(
   // block and the "verification:" line say this verdict (status asked it twice, and said its own
   // "verified (a verify step passed …)" where the report and the watch page said `verificationText`'s)
   const v = state.verifier;
-  const said = verification(
-    v?.verified !== undefined,
-    model.steps.map((s) => s.kind),
-    v?.reversed,
-    w?.stoppedInCommit,
-    v?.filter,
-    model.cutover.verifyFailed,
-  );
+  const said = verification({
+    passed: v?.verified !== undefined,
+    kinds: model.steps.map((s) => s.kind),
+    reversed: v?.reversed,
+    stopped: w?.stoppedInCommit,
+    filter: v?.filter,
+    failed: model.cutover.verifyFailed,
+  });
   const verdict = said.verified ? said : { verified: false as const, why: named.redact(said.why) };
   out.verification = { ...verdict, text: verificationText(verdict) };
   if (state.finished)

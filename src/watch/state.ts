@@ -107,14 +107,14 @@ export function buildState(p: {
 
 /** Whether the cutover is verified, as the report asks it (src/report/model.ts), in the one wording. */
 function verdict(m: CutoverModel): WatchState["verification"] {
-  const v = verification(
-    m.cutover.verified !== undefined,
-    m.steps.map((s) => s.kind),
-    m.cutover.verificationReversed,
-    m.windows.at(-1)?.stoppedInCommit,
-    m.cutover.verified?.filter,
-    m.cutover.verifyFailed,
-  );
+  const v = verification({
+    passed: m.cutover.verified !== undefined,
+    kinds: m.steps.map((s) => s.kind),
+    reversed: m.cutover.verificationReversed,
+    stopped: m.windows.at(-1)?.stoppedInCommit,
+    filter: m.cutover.verified?.filter,
+    failed: m.cutover.verifyFailed,
+  });
   return { ...v, text: verificationText(v) };
 }
 

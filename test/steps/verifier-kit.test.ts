@@ -479,48 +479,57 @@ describe("describing the verifier", () => {
 // verified' where no verification was earned" (every reader asks `verification`)
 describe("verification: verified only when a verify step passed on this cutover's result", () => {
   it("the run's memory decides, never the runbook's shape; why not, in the words every output uses", () => {
-    expect(verification(true, ["verify"])).toEqual({ verified: true });
+    expect(verification({ passed: true, kinds: ["verify"] })).toEqual({ verified: true });
     // no filter: none said (a `filter` key, even undefined, reads as a filtered verification)
-    expect(verification(true, ["verify"])).not.toHaveProperty("filter");
-    expect(verification(true, [])).toEqual({ verified: true });
-    expect(verification(false, ["startVerification", "verify"])).toEqual({
+    expect(verification({ passed: true, kinds: ["verify"] })).not.toHaveProperty("filter");
+    expect(verification({ passed: true, kinds: [] })).toEqual({ verified: true });
+    expect(verification({ passed: false, kinds: ["startVerification", "verify"] })).toEqual({
       verified: false,
       why: "no `verify` step passed on this cutover's verification result",
     });
-    expect(verification(false, ["commit", "startVerification"])).toEqual({
+    expect(verification({ passed: false, kinds: ["commit", "startVerification"] })).toEqual({
       verified: false,
       why: "the runbook has no `verify` step",
     });
-    expect(verificationText(verification(true, ["verify"]))).toBe("verified");
-    expect(verificationText(verification(false, []))).toBe("not verified (the runbook has no `verify` step)");
+    expect(verificationText(verification({ passed: true, kinds: ["verify"] }))).toBe("verified");
+    expect(verificationText(verification({ passed: false, kinds: [] }))).toBe(
+      "not verified (the runbook has no `verify` step)",
+    );
     expect(verificationText({ verified: false })).toBe("not verified");
     expect(verificationText({ verified: false, why: "" })).toBe("not verified");
   });
 
   it("after a reverse that ended ok, why not names it; a verify that passed since still verifies", () => {
-    expect(verification(false, ["verify"], "rollback")).toEqual({
+    expect(verification({ passed: false, kinds: ["verify"], reversed: "rollback" })).toEqual({
       verified: false,
       why: "a reverse was sent (step rollback): the verification before it does not speak for the sync that runs now, and no `verify` step passed since",
     });
-    expect(verification(false, [], "rollback")).toMatchObject({
+    expect(verification({ passed: false, kinds: [], reversed: "rollback" })).toMatchObject({
       why: expect.stringMatching(/^a reverse was sent/) as unknown,
     });
-    expect(verification(true, ["verify"], "rollback")).toEqual({ verified: true });
+    expect(verification({ passed: true, kinds: ["verify"], reversed: "rollback" })).toEqual({ verified: true });
   });
 
   // docs-cluster-to-cluster-sync source/includes/fact-verification.rst: "If mongosync stops during
   // commit, before the /progress endpoint reports canWrite: true, you must restart the entire
   // migration to ensure that it's verified"
   it("never verified once an instance stopped during the commit, a verify that passed included, with every instance named", () => {
-    expect(verification(true, ["verify"], undefined, { instance: "sync1" })).toEqual({
+    expect(verification({ passed: true, kinds: ["verify"], stopped: { instance: "sync1" } })).toEqual({
       verified: false,
       why: "sync1 stopped during the commit before the destination took writes: the documentation says the entire migration must then be restarted to ensure that it is verified, whatever the verify step said",
     });
-    expect(verification(false, ["verify"], "rollback", { instance: "a", also: ["b", "c"] })).toEqual({
+    expect(
+      verification({
+        passed: false,
+        kinds: ["verify"],
+        reversed: "rollback",
+        stopped: { instance: "a", also: ["b", "c"] },
+      }),
+    ).toEqual({
       verified: false,
       why: "a, b, c stopped during the commit before the destination took writes: the documentation says the entire migration must then be restarted to ensure that it is verified",
     });
-    expect(verification(true, ["verify"], undefined, undefined)).toEqual({ verified: true });
+    expect(verification({ passed: true, kinds: ["verify"] })).toEqual({ verified: true });
   });
 
   // the report and the watch page said "no `verify` step passed" alone where the verify step had
@@ -531,31 +540,33 @@ describe("verification: verified only when a verify step passed on this cutover'
       id: "verify",
       error: "not verified: the verifier skipped DDL on the source (createIndexes 1)",
     };
-    expect(verification(false, ["verify"], undefined, undefined, undefined, failed)).toEqual({
+    expect(verification({ passed: false, kinds: ["verify"], failed: failed })).toEqual({
       verified: false,
       why: 'no `verify` step passed on this cutover\'s verification result: step 9 "verify" failed: not verified: the verifier skipped DDL on the source (createIndexes 1)',
     });
-    expect(verificationText(verification(false, ["verify"], undefined, undefined, undefined, failed))).toBe(
+    expect(verificationText(verification({ passed: false, kinds: ["verify"], failed: failed }))).toBe(
       'not verified (no `verify` step passed on this cutover\'s verification result: step 9 "verify" failed: not verified: the verifier skipped DDL on the source (createIndexes 1))',
     );
     // a journal that kept no error: the step named alone
-    expect(verification(false, ["verify"], undefined, undefined, undefined, { step: 3, id: "check-it" })).toEqual({
+    expect(verification({ passed: false, kinds: ["verify"], failed: { step: 3, id: "check-it" } })).toEqual({
       verified: false,
       why: 'no `verify` step passed on this cutover\'s verification result: step 3 "check-it" failed',
     });
     // a verify step failed: never "the runbook has no `verify` step" (kinds a reader could not say)
-    expect(verification(false, [], undefined, undefined, undefined, failed)).toMatchObject({
+    expect(verification({ passed: false, kinds: [], failed: failed })).toMatchObject({
       why: expect.stringMatching(
         /^no `verify` step passed on this cutover's verification result: step 9 "verify" failed: /,
       ) as unknown,
     });
-    expect(verification(false, ["verify"], "rollback", undefined, undefined, failed)).toMatchObject({
+    expect(verification({ passed: false, kinds: ["verify"], reversed: "rollback", failed: failed })).toMatchObject({
       why: expect.stringMatching(/^a reverse was sent \(step rollback\)/) as unknown,
     });
-    expect(verification(false, ["verify"], undefined, { instance: "sync1" }, undefined, failed)).toMatchObject({
+    expect(
+      verification({ passed: false, kinds: ["verify"], stopped: { instance: "sync1" }, failed: failed }),
+    ).toMatchObject({
       why: expect.stringMatching(/^sync1 stopped during the commit/) as unknown,
     });
-    expect(verification(true, ["verify"], undefined, undefined, undefined, failed)).toEqual({ verified: true });
+    expect(verification({ passed: true, kinds: ["verify"], failed: failed })).toEqual({ verified: true });
   });
 });
 

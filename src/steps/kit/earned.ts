@@ -411,14 +411,27 @@ export function skippedSourceDdl(p: VerifierProgress): string | undefined {
  * alone left the report and the watch page silent on why (a result refused for DDL the verifier
  * skipped) where the run's failure and `status` said it.
  */
-export function verification(
-  verified: boolean,
-  kinds: readonly string[],
-  reversed?: string,
-  stopped?: { instance: string; also?: readonly string[] | undefined },
-  filter?: string,
-  failed?: VerifyFailed,
-): { verified: true; filter?: string } | { verified: false; why: string } {
+export function verification({
+  passed: verified,
+  kinds,
+  reversed,
+  stopped,
+  filter,
+  failed,
+}: {
+  /** A `verify` step passed on this cutover's result (`verifier.verified`). */
+  passed: boolean;
+  /** The runbook's step kinds: without a `verify` step, that is the why. */
+  kinds: readonly string[];
+  /** A reverse sent since the verification began (its step). */
+  reversed?: string | undefined;
+  /** An instance seen stopped during the commit (and every other one after it). */
+  stopped?: { instance: string; also?: readonly string[] | undefined } | undefined;
+  /** The check's filter (JSON): verified are only the documents it matches. */
+  filter?: string | undefined;
+  /** The last `verify` step of the runs that count that failed. */
+  failed?: VerifyFailed | undefined;
+}): { verified: true; filter?: string } | { verified: false; why: string } {
   if (stopped)
     return {
       verified: false,
