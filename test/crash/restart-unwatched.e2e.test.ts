@@ -34,10 +34,14 @@ describe("an instance restarted during the commit while no runner was alive", ()
   async function restartedUnwatched(steps: string, secretSwitch = false) {
     const s = await fastSim({ instances: 2 });
     made.sims.push(s);
+    // COMMITTING lasts the lag at the commit: at 200× a drained lag of a second or two is 5 to
+    // 10 ms, which the 5 ms poll below missed twice in CI (the fleet went on to COMMITTED unseen,
+    // "the fleet never reached COMMITTING"). Held at 10 s, the waits' bounds above it, it lasts 50 ms
+    s.control.addFault("lag-floor=10");
     const dir = tempDir();
     made.dirs.push(dir);
     // a switch --var given with a password: declared at a default that is no switch of this fleet
-    const yaml = cutoverYaml(s, { steps });
+    const yaml = cutoverYaml(s, { steps: steps.replaceAll(/lagBelow: \d+/g, "lagBelow: 15") });
     writeFileSync(
       join(dir, "rb.yaml"),
       secretSwitch ? yaml.replace(/^steps:\n/m, 'vars: { switch: "http://127.0.0.1:9" }\nsteps:\n') : yaml,
