@@ -439,7 +439,13 @@ export async function execute(
   const againArgs =
     how.mode === "rehearse"
       ? undefined
-      : ownCommandArgs({ ...flags, ...(how.onlyArg !== undefined ? { onlyArg: how.onlyArg } : {}) });
+      : ownCommandArgs({
+          ...flags,
+          // a named journal, as this shell names it: journaled, and read from another directory
+          // or by another machine's watch page (an outside review), so whole
+          ...(typeof flags.resume === "string" ? { resume: resolve(flags.resume) } : {}),
+          ...(how.onlyArg !== undefined ? { onlyArg: how.onlyArg } : {}),
+        });
   try {
     const result = await runRunbook({
       loaded,

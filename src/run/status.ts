@@ -781,21 +781,6 @@ export function nextOffer(j: JournalStatus): NextOffer | undefined {
   const held =
     (open || f?.aborted) && j.commitSent !== true && j.reverseInDoubt === undefined ? j.earlierCommit : undefined;
   if (held) return earlierCommitOffer(j, held);
-  // the newest run refused before it sent anything, its journal passed over by --resume: its own
-  // command again, not the --resume of the journal before it
-  const newer = j.passedOverAgain;
-  if (newer)
-    return {
-      runs: [
-        {
-          args: shellCommand(newer.args),
-          does: `gives the failed run's command again, as its end named it: once what step ${newer.number} ${newer.id}'s failure said is done: ${newer.hint}`,
-        },
-      ],
-      notes: [
-        `that run sent nothing, so --resume passes its journal (${newer.file}) over and would go on from the run before it`,
-      ],
-    };
   // the resume's own refusal on this journal, whatever the fleet shows (a commit in doubt carried
   // by a --from run that stopped before it): not the --resume that "reads the fleet" and adopts it
   // (a review followed that offer into the refusal); its words and hint, and no --abort (a commit
@@ -815,6 +800,25 @@ export function nextOffer(j: JournalStatus): NextOffer | undefined {
     const at = j.lastStep && j.lastStep.outcome !== "ok" ? j.lastStep : undefined;
     return nextAfterFailedUndo({ number: j.writesUndoFailed.step, id: j.writesUndoFailed.id }, at);
   }
+  // the newest run refused before it sent anything, its journal passed over by --resume: its own
+  // command again, not the --resume of the journal before it; after a refused --resume and a failed
+  // undo of a write stop, which come first (an outside review: this offer came before them)
+  const newer = j.passedOverAgain;
+  if (newer)
+    return {
+      runs: [
+        {
+          args: shellCommand(newer.args),
+          does: `gives the failed run's command again, as its end named it: once what step ${newer.number} ${newer.id}'s failure said is done: ${newer.hint}`,
+        },
+        // and the way back to writes on, as beside any other way on (an outside review: writes
+        // stopped by the run before it, and nothing offered to turn them back on)
+        ...(j.commitSent !== true && j.reverseInDoubt === undefined ? [abortOffer(j)] : []),
+      ],
+      notes: [
+        `that run sent nothing, so --resume passes its journal (${newer.file}) over and would go on from the run before it`,
+      ],
+    };
   // (open: killed or crashed, no end recorded, or a run that ended and left its cutover open:
   // failed, interrupted, stopped at --to)
   // or called off: the commit was refused, so nothing of it is on the fleet (an adversarial run:

@@ -6,7 +6,9 @@
  * the cutover sent anything, the list may be corrected and the plain run is the way; a rehearsal
  * names no `syncbook run` at all (pasted, it acts on the runbook's real fleet).
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
 import {
@@ -241,6 +243,28 @@ describe("a fleet-identity refusal", () => {
     expect(posts(theirs, "start")).toEqual([1]);
   }, 90_000);
 
+  // an outside review: the journal a --resume named was journaled as the shell named it, relative,
+  // and status read from another directory (or another machine's page) named no journal
+  it("a --resume of a named journal refused before it acted: the command again names that journal whole", async () => {
+    const s = await started({ instances: 2, timeScale: 200, faults: ["identity-change=coordinator,on=start@1"] });
+    const dir = tempDir();
+    const file = writeRunbook(dir, runbookFor(s, CUTOVER));
+    expect((await cli(["run", file, "--renderer", "simple", "--yes"], { cwd: dir })).code).toBe(3);
+    const folder = join(dir, ".syncbook", "e2e");
+    const journal = readdirSync(folder).find((f) => f.endsWith(".jsonl"))!;
+    const rel = join(".syncbook", "e2e", journal);
+    const r = await cli(["run", file, "--resume", rel, "--renderer", "simple", "--yes"], { cwd: dir });
+    expect(r.code, r.all).toBe(3);
+    expect(r.all).toContain(
+      `\n  once the hint above is done, give this run's command again: syncbook run ${file} --resume ${join(folder, journal)}\n`,
+    );
+    // read from elsewhere: the journal named whole
+    const status = await cli(["status", file, "--json"], { cwd: tmpdir() });
+    const json = JSON.parse(status.stdout) as { journal: { next: { runs: { args: string }[] } } };
+    expect(json.journal.next.runs[0]!.args).toBe(`--resume ${join(folder, journal)}`);
+    expect(posts(s, "commit")).toEqual([0, 0]);
+  }, 90_000);
+
   // an outside review: a run that began past the start (a --new-cutover --from the write stop)
   // ran its stop hook, and the refusal at its commit said only hooks ran and offered --new-cutover,
   // which runs the runbook again from its start on a fleet that runs the sync
@@ -282,8 +306,10 @@ describe("a fleet-identity refusal", () => {
     expect(posts(s, "commit")).toEqual([0, 0]);
     const next = await offered(file, dir);
     expect(next.text, next.text).toMatch(/passed over \(its run sent nothing\): /);
-    expect(next.text, next.text).toContain(`\n  next:\n    syncbook run ${file} --from commit\n`);
-    expect(next.args).toEqual(["--from commit"]);
+    // and the way back to writes on (the run before it stopped them): an outside review
+    expect(next.text, next.text).toContain(`\n  next, one of:\n    syncbook run ${file} --from commit\n`);
+    expect(next.text, next.text).toContain(`\n    syncbook run ${file} --abort\n`);
+    expect(next.args).toEqual(["--from commit", "--abort"]);
     expect(next.page).toMatch(new RegExp(`^syncbook run ${file} --from commit {3}\\(the failed run's command again`));
     s.control.clearFaults();
     const after = await cli(["run", file, ...next.args[0]!.split(" "), "--renderer", "simple", "--yes"], { cwd: dir });

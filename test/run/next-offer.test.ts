@@ -126,11 +126,28 @@ describe("nextOffer", () => {
           args: "--from commit",
           does: `gives the failed run's command again, as its end named it: once what step 6 commit's failure said is done: ${hint}`,
         },
+        // an outside review: writes stopped by the run before it, and no way back offered
+        { args: "--abort", does: expect.any(String) as string },
       ],
       notes: [
         "that run sent nothing, so --resume passes its journal (/j/b.jsonl) over and would go on from the run before it",
       ],
     });
+    const passedOverAgain = { file: "/j/b.jsonl", number: 6, id: "commit", hint, args: ["--from", "commit"] };
+    // no --abort once a commit may be on the fleet
+    expect(
+      args({ lastStep: step, finished: failed, passedOver: ["/j/b.jsonl"], passedOverAgain, commitSent: true }),
+    ).toEqual(["--from commit"]);
+    // a failed undo of a write stop comes first
+    expect(
+      args({
+        lastStep: step,
+        finished: failed,
+        passedOver: ["/j/b.jsonl"],
+        passedOverAgain,
+        writesUndoFailed: { step: 4, id: "stop-writes" },
+      }),
+    ).not.toContain("--from commit");
     // only with its failure: a step cut off since runs again with --resume
     expect(args({ lastStep: { ...step, outcome: "interrupted", hint, againArgs: [] }, finished: failed })).toEqual([
       "--resume",
