@@ -426,9 +426,10 @@ for (const [chart, key] of checks) {
     ["COMMITTED", "ok", ended(ok, { outcome: "ok", committed: true }), "COMMITTED · VERIFIED"],
     ["SUCCEEDED", "ok", ended(uncommitted(ok), { outcome: "ok", committed: false }), "SUCCEEDED · VERIFIED"],
     ["FAILED", "failed", refused],
-    ["FAILED AFTER COMMIT", "failed", ended(refused, { committed: true })],
+    // the verdict wherever the destination may take writes, however the run ended (helper 124)
+    ["FAILED AFTER COMMIT", "failed", ended(refused, { committed: true }), "FAILED AFTER COMMIT · VERIFIED"],
     ["INTERRUPTED", "interrupted", ended(stopped, { outcome: "interrupted", exitCode: 130 })],
-    ["SKIPPED", "skipped", ended(ok, { outcome: "skipped" })],
+    ["SKIPPED", "skipped", ended(ok, { outcome: "skipped" }), "SKIPPED · VERIFIED"],
     ["UNFINISHED", "unfinished", refused.slice(0, lastStart + 1)],
   ];
   const dir = join(outDir, "banners");
