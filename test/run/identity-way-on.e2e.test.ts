@@ -49,6 +49,25 @@ async function offered(file: string, dir: string): Promise<{ text: string; args:
   return { text, args: json.journal.next.runs.map((r) => r.args), page };
 }
 
+/**
+ * Our fleet of two, and another sync (of clusters this runbook does not name, started) whose one
+ * instance a runbook may list by mistake where sync1 should be.
+ */
+async function oursAndTheirs(): Promise<{ ours: Simulator; theirs: Simulator }> {
+  const ours = await started({ instances: 2, timeScale: 200 });
+  const theirs = await started({
+    instances: 1,
+    timeScale: 200,
+    clusters: { other0: { topology: "replicaSet" }, other1: { topology: "replicaSet" } },
+  });
+  const res = await fetch(`${theirs.instances[0]!.url}/api/v1/start`, {
+    method: "POST",
+    body: JSON.stringify({ source: "other0", destination: "other1" }),
+  });
+  expect(res.status).toBe(200);
+  return { ours, theirs };
+}
+
 /** The hint of the refusal, as the step's failure prints it. */
 const hintOf = (all: string): string | undefined =>
   /✖ \[\d+\/\d+\][^\n]*refused \(fleet-identity\)[\s\S]*?hint: (.*)/.exec(all)?.[1];
@@ -109,18 +128,8 @@ describe("a fleet-identity refusal", () => {
   }, 90_000);
 
   it("before the cutover sent anything: the list corrected, the plain `syncbook run <runbook>` it names starts over (a --resume is refused)", async () => {
-    const ours = await started({ instances: 2, timeScale: 200 });
     // another sync, of clusters this runbook does not name, runs at the address listed for sync1
-    const theirs = await started({
-      instances: 1,
-      timeScale: 200,
-      clusters: { other0: { topology: "replicaSet" }, other1: { topology: "replicaSet" } },
-    });
-    const res = await fetch(`${theirs.instances[0]!.url}/api/v1/start`, {
-      method: "POST",
-      body: JSON.stringify({ source: "other0", destination: "other1" }),
-    });
-    expect(res.status).toBe(200);
+    const { ours, theirs } = await oursAndTheirs();
     const dir = tempDir();
     const right = runbookFor(ours, CUTOVER);
     const file = writeRunbook(dir, right.replace(ours.instances[1]!.url, theirs.instances[0]!.url));
@@ -169,16 +178,7 @@ describe("a fleet-identity refusal", () => {
   // an outside review: with a secret --var, the run's end showed it masked in "give this run's
   // command again", then said "these commands leave out --var verifier"
   it("before anything was sent, a secret --var: the command again shows it masked, and no note says it is left out", async () => {
-    const ours = await started({ instances: 2, timeScale: 200 });
-    const theirs = await started({
-      instances: 1,
-      timeScale: 200,
-      clusters: { other0: { topology: "replicaSet" }, other1: { topology: "replicaSet" } },
-    });
-    await fetch(`${theirs.instances[0]!.url}/api/v1/start`, {
-      method: "POST",
-      body: JSON.stringify({ source: "other0", destination: "other1" }),
-    });
+    const { ours, theirs } = await oursAndTheirs();
     const dir = tempDir();
     const file = writeRunbook(
       dir,
@@ -199,17 +199,7 @@ describe("a fleet-identity refusal", () => {
   // the list, put right what answers at each address", where the list was what was wrong and only a
   // new cutover takes a corrected one
   it("after a hook alone ran: the corrected list goes on with the `--new-cutover` the hint names", async () => {
-    const ours = await started({ instances: 2, timeScale: 200 });
-    const theirs = await started({
-      instances: 1,
-      timeScale: 200,
-      clusters: { other0: { topology: "replicaSet" }, other1: { topology: "replicaSet" } },
-    });
-    const res = await fetch(`${theirs.instances[0]!.url}/api/v1/start`, {
-      method: "POST",
-      body: JSON.stringify({ source: "other0", destination: "other1" }),
-    });
-    expect(res.status).toBe(200);
+    const { ours, theirs } = await oursAndTheirs();
     const dir = tempDir();
     const notice = `  - { id: notice, hook: { use: shell, with: { command: [${JSON.stringify(process.execPath)}, -e, "0"] } } }\n`;
     const right = runbookFor(ours, notice + CUTOVER);
