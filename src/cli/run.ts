@@ -712,6 +712,13 @@ export async function execute(
         next(
           `  once the hint above is done, give this run's command again: syncbook run ${runTarget(loaded, kept.vars)}${again.length ? ` ${shellCommand(again)}` : ""}${kept.masked ? MASKED_VAR_NOTE : ""}`,
         );
+        // its forces are not in it (`ownCommandArgs`): what a force overrode is checked again first,
+        // and the command read later from status may meet another fleet. Said, so that the pasted
+        // command meeting that interlock again is no surprise (an outside review: dropped silently)
+        if (force.length > 0)
+          next(
+            `  this run's --force=${force.join(",")} is left out of that command: check again what it overrode, then add it by hand if it still holds`,
+          );
       } else if (result.refused === "fleet-idle")
         // --resume would send the same start to the same fleet: what the fleet and the journal show is the way on
         next(`  see the fleet and what this runbook's journal did: syncbook status ${runbookArg(loaded)}`);

@@ -195,6 +195,23 @@ describe("a fleet-identity refusal", () => {
     expect(r.all).not.toContain("pw-77");
   }, 90_000);
 
+  // an outside review: the refused run's --force was dropped from "this run's command again" without
+  // a word, so the command pasted met that interlock again as a surprise
+  it("before anything was sent, a run given --force: the command again leaves it out and says so", async () => {
+    const { ours, theirs } = await oursAndTheirs();
+    const dir = tempDir();
+    const file = writeRunbook(dir, runbookFor(ours, CUTOVER).replace(ours.instances[1]!.url, theirs.instances[0]!.url));
+    const r = await cli(["run", file, "--force=fleet-idle,can-commit", "--renderer", "simple", "--yes"], {
+      cwd: dir,
+    });
+    expect(r.code, r.all).toBe(3);
+    expect(r.all).toContain(
+      `\n  once the hint above is done, give this run's command again: syncbook run ${file}\n` +
+        `  this run's --force=fleet-idle,can-commit is left out of that command: check again what it overrode, then add it by hand if it still holds\n`,
+    );
+    expect(posts(ours, "start")).toEqual([0, 0]);
+  }, 90_000);
+
   // a review: a hook before the start ran, so the cutover had acted and the hint said "Do not edit
   // the list, put right what answers at each address", where the list was what was wrong and only a
   // new cutover takes a corrected one
