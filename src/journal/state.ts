@@ -48,6 +48,13 @@ export interface InstanceAnswer {
   answered: Answer;
   /** The last error text, when there was one. */
   error?: string;
+  /**
+   * The service's refusal of a send that was no repeat of one that may have reached it (none before
+   * it in that run had an unknown answer): what the no-errors interlock counts, as the run's own
+   * memory does (src/steps/kit/fleet-ops.ts: a refused repeat only says the first took effect).
+   * Kept when a later send is accepted or its answer lost: `error` is then that send's.
+   */
+  refused?: string;
 }
 
 export interface SentCommand {
@@ -189,6 +196,28 @@ interface Building {
   cmd: Omit<SentCommand, "answered" | "perInstance" | "instances">;
   /** per instance: answers of each send (undefined = no answer yet). */
   sends: Map<string, ({ answered: Answer; error?: string } | undefined)[]>;
+  /** per instance: the run (its `run.started`'s place in the journal) of each send. */
+  runs: Map<string, number[]>;
+}
+
+/**
+ * A refusal of one instance's sends that its run's own memory counted: refused, and no send before
+ * it in that run had an unknown answer (a refused repeat of a send that may have reached it says
+ * that one took effect). Over every run: a refusal a later run's send took back, or whose answer
+ * that send lost, still counts (a plain --resume after a lost answer committed what the run before
+ * refused, a reread).
+ */
+function refusalOf(
+  answers: readonly ({ answered: Answer; error?: string } | undefined)[],
+  runs: readonly number[],
+): string | undefined {
+  let doubtIn: number | undefined;
+  for (const [k, a] of answers.entries()) {
+    if (a === undefined || a.answered === "unknown") doubtIn = runs[k];
+    // an accepted answer carries no error text: a refusal's is the service's words
+    else if (a.error?.includes(" refused: ") === true && doubtIn !== runs[k]) return a.error;
+  }
+  return undefined;
 }
 
 function finish(b: Building): SentCommand {
@@ -198,7 +227,14 @@ function finish(b: Building): SentCommand {
     const best = BY_RANK[Math.max(...answers.map((a) => BY_RANK.indexOf(a?.answered ?? "unknown")))]!;
     let error: string | undefined;
     for (const a of answers) if (a?.error !== undefined) error = a.error;
-    perInstance.push(error === undefined ? { instance, answered: best } : { instance, answered: best, error });
+    // Stryker disable next-line ArrayDeclaration: equivalent: every instance's sends have their runs set beside them
+    const refused = refusalOf(answers, b.runs.get(instance) ?? []);
+    perInstance.push({
+      instance,
+      answered: best,
+      ...(error !== undefined ? { error } : {}),
+      ...(refused !== undefined ? { refused } : {}),
+    });
   }
   const all = (a: Answer): boolean => perInstance.length > 0 && perInstance.every((p) => p.answered === a);
   const answered: Answer = all("ok")
@@ -295,6 +331,8 @@ export async function readJournalState(
   // Stryker disable next-line StringLiteral: equivalent: header() sets it at the first line; it is read only after that
   let hash = "";
   let lastSeq = 0;
+  /** The runs begun so far (`run.started` lines): which run each send was made in. */
+  let runsSeen = 0;
   let stopWrites = false;
   /** The events are an `--abort` run's (its `run.started` said so). */
   let inAbort = false;
@@ -381,6 +419,8 @@ export async function readJournalState(
         finished = undefined;
         return;
       case "run.started":
+        // Stryker disable next-line UpdateOperator: equivalent: only whether two sends share a run is read
+        runsSeen++;
         if (Array.isArray(e.instances)) {
           instances = [];
           keyOfLabel.clear();
@@ -424,10 +464,15 @@ export async function readJournalState(
             if (!isObject(c) || typeof c.op !== "string" || !isCommandOperation(c.op)) continue;
             if (typeof c.stepIndex !== "number" || !Array.isArray(c.answers)) continue;
             const sends = new Map<string, { answered: Answer }[]>();
+            // the other journal's runs: none of this one's
+            const runs = new Map<string, number[]>();
             for (const a of c.answers as unknown[])
-              if (isObject(a) && typeof a.instance === "string" && isAnswer(a.answered))
+              if (isObject(a) && typeof a.instance === "string" && isAnswer(a.answered)) {
                 sends.set(a.instance, [{ answered: a.answered }]);
-            commands.push({ cmd: { op: c.op, stepIndex: c.stepIndex, carried: { ...from } }, sends });
+                // Stryker disable next-line ArrayDeclaration,UnaryOperator: equivalent: a carried answer has no error text (no refusal), and its run is none of this journal's
+                runs.set(a.instance, [-1]);
+              }
+            commands.push({ cmd: { op: c.op, stepIndex: c.stepIndex, carried: { ...from } }, sends, runs });
           }
         }
         return;
@@ -471,7 +516,7 @@ export async function readJournalState(
         if (op === "reverse") verifier.reversed(steps.get(stepIndex)?.id ?? `step ${stepIndex + 1}`);
         let b = commands.find((c) => c.cmd.op === op && c.cmd.stepIndex === stepIndex);
         if (!b) {
-          b = { cmd: { op, stepIndex }, sends: new Map() };
+          b = { cmd: { op, stepIndex }, sends: new Map(), runs: new Map() };
           commands.push(b);
         }
         if (op === "commit" && commitForced === stepIndex) b.cmd.writesForced = true;
@@ -482,6 +527,7 @@ export async function readJournalState(
         const list = b.sends.get(instance) ?? [];
         list.push(undefined);
         b.sends.set(instance, list);
+        b.runs.set(instance, [...(b.runs.get(instance) ?? []), runsSeen]);
         if (place && typeof place[1] === "number" && place[1] > 1) {
           if (place[0] === 0) fan = { n: place[1], seen: 0, sends: [] };
           if (fan) {
@@ -505,10 +551,15 @@ export async function readJournalState(
         // the runner's own record of a commit broadcast: a commit with no request lines is still a commit sent
         if (!commands.some((c) => c.cmd.op === "commit" && c.cmd.stepIndex === index)) {
           const sends = new Map<string, undefined[]>();
-          for (const i of Array.isArray(e.instances) ? e.instances : [])
-            sends.set(keyOfLabel.get(String(i)) ?? String(i), [undefined]);
+          const runs = new Map<string, number[]>();
+          for (const i of Array.isArray(e.instances) ? e.instances : []) {
+            const key = keyOfLabel.get(String(i)) ?? String(i);
+            sends.set(key, [undefined]);
+            // Stryker disable next-line ArrayDeclaration: equivalent: commit.sent follows its run's requests (src/steps/commit.ts), so only a later run's sends follow this one
+            runs.set(key, [runsSeen]);
+          }
           const forced = commitForced === index ? { writesForced: true as const } : {};
-          commands.push({ cmd: { op: "commit", stepIndex: index, ...forced }, sends });
+          commands.push({ cmd: { op: "commit", stepIndex: index, ...forced }, sends, runs });
         }
         return;
       }

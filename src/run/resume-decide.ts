@@ -165,9 +165,7 @@ export function decideResume(
       // differences there), and a plain --resume committed what the run before it refused
       serviceErrors: state.commandsSent.flatMap((c) =>
         c.perInstance.flatMap((p) =>
-          p.answered !== "unknown" && p.error?.includes(" refused: ") === true
-            ? [{ instance: p.instance, op: c.op, error: p.error }]
-            : [],
+          p.refused !== undefined ? [{ instance: p.instance, op: c.op, error: p.refused }] : [],
         ),
       ),
     },

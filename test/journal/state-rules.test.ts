@@ -172,7 +172,8 @@ describe("how an answer to a command is classified", () => {
   it("reads a ServiceError's message as a refusal, for every command", async () => {
     for (const op of ["start", "commit", "pause", "resume", "reverse"]) {
       const error = `http://127.0.0.1:27182: ${op} refused: NotReady: lag`;
-      expect(await classified({ ok: false, error }), op).toStrictEqual({ answered: "error", error });
+      // and kept as the refusal the no-errors interlock counts (`refusalOf`)
+      expect(await classified({ ok: false, error }), op).toStrictEqual({ answered: "error", error, refused: error });
     }
     // the shape matters: ": <op> refused: "
     for (const error of [

@@ -215,7 +215,12 @@ describe("readJournalState", () => {
         instances: ["i0", "i1"],
         answered: "error",
         perInstance: [
-          { instance: "i0", answered: "error", error: expect.stringMatching(/refused/) },
+          {
+            instance: "i0",
+            answered: "error",
+            error: expect.stringMatching(/refused/),
+            refused: "http://127.0.0.1:27182: commit refused: NotReady: lag",
+          },
           { instance: "i1", answered: "error", error: expect.stringMatching(/cannot connect/) },
         ],
       },
@@ -225,6 +230,102 @@ describe("readJournalState", () => {
     expect(s.steps[3]).toEqual({ index: 3, id: "commit", kind: "commit", started: true });
     expect(s.finished).toBeUndefined();
     expect(s.lastSeq).toBe(17);
+  });
+
+  // the no-errors interlock counts what the run's memory counted (src/steps/kit/fleet-ops.ts): a
+  // refusal, not a refused repeat of a send that may have reached the instance. A reread: a split
+  // start refused on one instance, completed by a --resume whose answer was lost, was counted by
+  // that run and not by the journal (best answer unknown, last error the lost one), so a plain
+  // --resume after it committed what the run before it refused
+  it("keeps each instance's refusal its run counted, over later sends accepted or lost", async () => {
+    const ev = eventFactory();
+    const post = (id: number, i: number) =>
+      ev("request.sent", { id, instance: inst(i), target: "service", method: "POST", path: "/api/v1/start", body: {} });
+    const names = [0, 1, 2, 3, 4, 5].map((i) => inst(i));
+    const refusedText = (i: number) => `http://127.0.0.1:${27182 + i}: start refused: InternalError: not now`;
+    const refused = (id: number, i: number) =>
+      ev("response.received", {
+        id,
+        instance: inst(i),
+        target: "service",
+        status: 200,
+        ok: false,
+        body: { success: false },
+        error: refusedText(i),
+        durationMs: 1,
+      });
+    const lost = (id: number, i: number) =>
+      ev("response.received", {
+        id,
+        instance: inst(i),
+        target: "service",
+        ok: false,
+        error: `http://127.0.0.1:${27182 + i}: start failed: connection failed: socket hang up (ECONNRESET)`,
+        durationMs: 1,
+      });
+    const ok = (id: number, i: number) =>
+      ev("response.received", {
+        id,
+        instance: inst(i),
+        target: "service",
+        status: 200,
+        ok: true,
+        body: { success: true },
+        durationMs: 1,
+      });
+    const run = () =>
+      ev("run.started", { runbook: "sales", file: "x.yaml", hash: "abc", instances: names, mode: "run", steps: STEPS });
+    const file = journalOf([
+      run(),
+      ev("step.started", STEPS[0]!),
+      // i0: refused; i1: refused; i2: lost, then its repeat refused (it took the first); i3: lost;
+      // i4: sent, no answer, then its repeat refused; i5: accepted
+      post(1, 0),
+      post(2, 1),
+      post(3, 2),
+      post(4, 3),
+      post(5, 4),
+      post(6, 5),
+      refused(1, 0),
+      refused(2, 1),
+      lost(3, 2),
+      lost(4, 3),
+      ok(6, 5),
+      post(7, 2),
+      refused(7, 2),
+      post(8, 4),
+      refused(8, 4),
+      ev("step.finished", { index: 0, id: "start", outcome: "failed", durationMs: 1, error: "split" }),
+      // a --resume completes i0 (accepted) and i1 (its answer lost); i3's send in this run is refused:
+      // no repeat of a send of its own run, counted as that run's memory counts it
+      run(),
+      ev("step.started", STEPS[0]!),
+      post(9, 0),
+      ok(9, 0),
+      post(10, 1),
+      lost(10, 1),
+      post(11, 3),
+      refused(11, 3),
+    ]);
+    const s = await readJournalState(file, traitsOf);
+    const refusals = Object.fromEntries(s.commandsSent[0]!.perInstance.map((p) => [p.instance, p.refused]));
+    expect(refusals).toEqual({
+      i0: refusedText(0),
+      i1: refusedText(1),
+      i2: undefined,
+      i3: refusedText(3),
+      i4: undefined,
+      i5: undefined,
+    });
+    // the best answers are as they were: the refusal kept is beside them
+    expect(s.commandsSent[0]!.perInstance.map((p) => p.answered)).toEqual([
+      "ok",
+      "unknown",
+      "unknown",
+      "unknown",
+      "unknown",
+      "ok",
+    ]);
   });
 
   it("counts an undone stopWrites as writes back on, and records the run's end", async () => {

@@ -356,10 +356,12 @@ describe("decideResume after a reverse: the sync that runs now is the one it sta
 });
 
 describe("decideResume: the service's refusals the no-errors interlock counts", () => {
-  it("every refused answer of every command, with its op; other errors, and answers not refusals, are not", () => {
+  // which send of an instance was a refusal its run counted is the journal's fold's to say
+  // (src/journal/state.ts `refusalOf`, test/journal/state.test.ts); here: each is counted, with its op
+  it("every refusal the fold kept, with its op; other errors, and answers without one, are not", () => {
     const refused = { ...cmd("commit", 6, "error", "error", "unknown") };
     refused.perInstance = [
-      { instance: "i0", answered: "error", error: "commit refused: not ready" },
+      { instance: "i0", answered: "error", error: "commit refused: not ready", refused: "commit refused: not ready" },
       { instance: "i1", answered: "error", error: "connection reset" },
       { instance: "i2", answered: "unknown", error: "commit refused: a proxy's words" },
     ];
@@ -372,7 +374,12 @@ describe("decideResume: the service's refusals the no-errors interlock counts", 
   it("a refusal the instance took back by accepting that command later still counts, as the run's own memory counts it", () => {
     const completed = sent("start", 0, [
       { instance: "i0", answered: "ok" },
-      { instance: "i1", answered: "ok", error: "start refused: InternalError" },
+      {
+        instance: "i1",
+        answered: "ok",
+        error: "start refused: InternalError",
+        refused: "start refused: InternalError",
+      },
       { instance: "i2", answered: "ok", error: "connection reset" },
     ]);
     expect(decide(journal(6, [completed], [hook(2)]), 6).memory.serviceErrors).toEqual([
