@@ -309,9 +309,9 @@ export class VerifierReader {
   outOfTime(what: string): StepFailure | undefined {
     const reason: unknown = this.ctx.signal.reason;
     if (!(reason instanceof StepTimeout) || this.#failingSince === undefined) return undefined;
-    // only where the verifier went away after this cutover's check (`verifierGoneHint`, which knows
-    // a rehearsal): the other ways on name a plain --resume a rehearsal has not, and drop the
-    // timeout's own ("raise the step's `timeout`", src/steps/kit/context.ts): a review
+    // only where the verifier went away after this cutover's check (`verifierGoneHint`): any other
+    // failing read keeps the timeout's own way on ("raise the step's `timeout`", `timeoutHint` in
+    // src/steps/kit/context.ts), which this failure would drop (a review)
     if (!this.#goneAfterCheck(this.#lastError)) return undefined;
     return new StepFailure(
       `timed out after ${reason.limitText} waiting for ${what}: the verifier has failed for ${formatDuration(Date.now() - this.#failingSince)}: ${this.#problem}`,
