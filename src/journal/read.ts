@@ -73,6 +73,15 @@ export interface JournalSummary {
   finishedOk: boolean;
 }
 
+/**
+ * An event by which a run acts: a request sent (to the fleet, the verifier, a hook's target) or a
+ * hook run. The one rule for a journal read back (`summarizeJournal`) and a run's own memory
+ * (src/run/assemble.ts `RunMemory.acted`).
+ */
+export function actsOn(e: { type?: unknown }): boolean {
+  return e.type === "request.sent" || e.type === "hook.started";
+}
+
 /** One pass over a journal for `chooseJournal`. Read errors are thrown as is. */
 export async function summarizeJournal(file: string): Promise<JournalSummary> {
   const out: JournalSummary = { acted: false, after: [], finishedOk: false };
@@ -83,7 +92,7 @@ export async function summarizeJournal(file: string): Promise<JournalSummary> {
       continue;
     const v = l.value;
     if (!isObject(v)) continue;
-    if (v.type === "request.sent" || v.type === "hook.started") out.acted = true;
+    if (actsOn(v)) out.acted = true;
     else if (v.type === "run.started" && isObject(v.carried)) carried = true;
     else if (v.type === "journal.opened" && Array.isArray(v.after))
       out.after = v.after.filter((n): n is string => typeof n === "string");

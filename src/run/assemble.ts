@@ -48,6 +48,7 @@ import type { CarriedCommand, CriticalListener, Emit, RunEvent, RunEventOf, RunL
 import { directionBefore, instanceTargets, planSteps, stepRange, type PlannedStep } from "./plan.js";
 import { forcedReport } from "./unwind.js";
 import { cutoverId, cutoverOfRun, newCutoverId } from "../journal/cutover.js";
+import { actsOn } from "../journal/read.js";
 import {
   lintCommand,
   MASKED_VAR_NOTE,
@@ -427,7 +428,7 @@ export function assembleRun(opts: RunOptions): AssembledRun {
     serviceErrors: [],
     identity: newIdentityMemory(),
     verifier: {},
-    acted: before.some(acts),
+    acted: before.some(actsOn),
     actedNow: false,
     // a command step before the first one this cutover ran (a run that begins past its start, or
     // a --resume of one) may have left a sync on the fleet that no journal here shows: not only
@@ -447,7 +448,7 @@ export function assembleRun(opts: RunOptions): AssembledRun {
     ...opts.resume?.memory,
   };
   emitter.add((e) => {
-    if (acts(e)) memory.acted = memory.actedNow = true;
+    if (actsOn(e)) memory.acted = memory.actedNow = true;
     if (sendsToFleet(e)) memory.sentToFleet = true;
   });
   // a run that begins past the runbook's start syncs in its direction (a reverse before: either way).
@@ -574,7 +575,5 @@ export function assembleRun(opts: RunOptions): AssembledRun {
   };
 }
 
-/** An event by which a run acted (src/journal/read.ts `summarizeJournal`: the same two). */
-const acts = (e: RunEvent): boolean => e.type === "request.sent" || e.type === "hook.started";
 /** A request to the service (not the verifier's, nor a hook's): the cutover's sync may be on the fleet. */
 const sendsToFleet = (e: RunEvent): boolean => e.type === "request.sent" && e.target === "service";
