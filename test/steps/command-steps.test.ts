@@ -118,6 +118,33 @@ describe("start", () => {
     }
   });
 
+  // a trial: a split start completed by --resume was refused at its commit by no-errors, with
+  // writes stopped for nothing; its question now says so before the yes
+  it("[design] completing a start an instance refused: the question says the commit will need --force=no-errors", async () => {
+    const confirm = async (o: Setup) => {
+      const s = setup(
+        { sends: [{}], reads: each({ state: "RUNNING" }, { state: "IDLE" }) },
+        {
+          targets: { only: [1], why: "completing the start sync0 took it" },
+          yes: true,
+          ...o,
+        },
+      );
+      await start.run(s.ctx, body);
+      expect(s.f.sent).toEqual([[], [0]]);
+      return s.check("confirm")[0]!.reason;
+    };
+    const refused = [{ op: "start", instance: "sync1", error: "http://x: start refused: E" }];
+    expect(await confirm({ errors: refused })).toBe(
+      "answered yes by --yes: Send start to sync1 only (completing the start sync0 took it)? The refusal of the start still counts at the commit: nothing published says an instance started after the others leaves the destination a consistent copy, so the commit goes on only with --force=no-errors.",
+    );
+    const plain = "answered yes by --yes: Send start to sync1 only (completing the start sync0 took it)?";
+    // already forced, no refusal of a start (a lost answer is no refusal), another command's refusal
+    expect(await confirm({ errors: refused, force: ["no-errors"] })).toBe(plain);
+    expect(await confirm({})).toBe(plain);
+    expect(await confirm({ errors: [{ op: "pause", instance: "sync1", error: "E" }] })).toBe(plain);
+  });
+
   it("[design] --force=fleet-idle lets it through, recorded as forced", async () => {
     const s = setup({ sends: [{}], reads: each({ state: "PAUSED" }) }, { force: ["fleet-idle"] });
     await start.run(s.ctx, body);
@@ -1033,6 +1060,13 @@ describe("the details an operator reads, and a lost answer judged by each comman
     expect(s.check("fleet-state")[0]!.reason).toBe(
       "pause to sync1 only (w); the others are sync0 PAUSED, sync2 PAUSED",
     );
+    // a start's refusal is said at a targeted start alone (it counts at the commit)
+    const afterStart = setup(
+      { sends: [{}], reads: each({ state: "PAUSED" }, { state: "RUNNING" }) },
+      { targets: { only: [1], why: "w" }, yes: true, errors: [{ op: "start", instance: "sync1", error: "E" }] },
+    );
+    await lifecycle("pause").run(afterStart.ctx, {});
+    expect(afterStart.check("confirm")[0]!.reason).toBe("answered yes by --yes: Send pause to sync1 only (w)?");
     const none = setup(
       { sends: [{}], reads: each({ state: "PAUSED" }, { state: "RUNNING" }) },
       { targets: { only: [1], why: "w" } },

@@ -49,7 +49,11 @@ export async function commandTargets(
       : `${op} to ${names} only would split the fleet: ${wrong.map((i) => `${instanceLabel(i.ref)} is ${stateOrWhyNot(i)}`).join(", ")}, which ${blocksUntilEveryInstance(op) ? `is neither waiting for ${op} (${sentFrom}) nor past it` : `has not taken ${op}`} (${after.join("/")})`,
     `A targeted ${op} only completes one the other instances already have; send it to the whole fleet (without --only) instead.`,
   );
-  const question = `Send ${op} to ${names} only (${t.why})?`;
+  // a start an instance refused counts at the commit, completed or not (src/steps/commit.ts
+  // `no-errors`): said before the yes, not found out at the commit with writes stopped (a trial)
+  const refusedStart =
+    op === "start" && !ctx.run.force.has("no-errors") && ctx.run.memory.serviceErrors.some((e) => e.op === "start");
+  const question = `Send ${op} to ${names} only (${t.why})?${refusedStart ? ` The refusal of the start still counts at the commit: nothing published says an instance started after the others leaves the destination a consistent copy, so the commit goes on only with --force=no-errors.` : ""}`;
   await askOperator(ctx, question, {
     noTerminal: `a targeted ${op} needs an answer and there is no terminal`,
     noTerminalHint: "Run it in a terminal, or pass --yes to confirm it.",
