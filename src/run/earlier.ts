@@ -16,6 +16,7 @@ import {
   isNothingToResume,
   journalCutover,
   journalEventRestorer,
+  readJournal,
   resumeStep,
   runbookJournal,
   sentAhead,
@@ -45,6 +46,9 @@ import {
   type CutoverValuesKnown,
 } from "../next-run.js";
 import { bindStep, traitsOf, UNDO_TIMEOUT_MS } from "../steps/index.js";
+import { CutoverFold } from "../model/fold.js";
+import type { CutoverModel } from "../model/contract.js";
+import { runAgainFirst } from "../model/again.js";
 import {
   earlierHooksGate,
   waitOutEarlierHooks,
@@ -105,6 +109,36 @@ export function wayOnFromRefused(found: RunbookJournal, loaded: LoadedRunbook): 
     return untrustedRefusal(found.refused, loaded, found.state);
   if (found.refused instanceof DistrustedJournal) return distrustedRefusal(found.refused, loaded);
   return found.refused;
+}
+
+/** The refusal a journal `--resume` passes over ended with (`passedOverRefusal`), and that journal's read model. */
+export interface PassedOverRefusal {
+  file: string;
+  /** That run's failure and its own command again, as `runAgainFirst` reads them. */
+  again: NonNullable<ReturnType<typeof runAgainFirst>>;
+  model: CutoverModel;
+}
+
+/**
+ * The refusal the newest journal `--resume` passes over ended with (`skipped`: the journal choice's
+ * `skipped`, src/journal/read.ts `chooseJournal`, newest first), where its way on is that run's own
+ * command again (`runAgainFirst`: a fleet-identity refusal before it sent anything, of a `--from`
+ * of this cutover or of a `--new-cutover`, another cutover), with that journal's model; undefined
+ * else, or unreadable. The one rule of `status` (`passedOverAgain`) and the watch page
+ * (src/watch/journal-feed.ts): an outside review saw the page, which watches the cutover
+ * `--resume` continues, offer that cutover's `--resume` after a refused `--new-cutover`, where
+ * status offered the refused run's command, and the `--resume` pasted committed the earlier cutover.
+ */
+export async function passedOverRefusal(skipped: readonly string[]): Promise<PassedOverRefusal | undefined> {
+  const file = skipped[0];
+  if (file === undefined) return undefined;
+  const read = await readJournal(file).catch(() => undefined);
+  if (!read) return undefined;
+  const fold = new CutoverFold({ traits: traitsOf });
+  for (const e of read.events) fold.apply(e);
+  const model = fold.view();
+  const again = runAgainFirst(model.steps, model.runs);
+  return again ? { file, again, model } : undefined;
 }
 
 /**

@@ -30,7 +30,6 @@ import {
   isPidAlive,
   JOURNAL_EXTENSION,
   LOCK_FILE_NAME,
-  readJournal,
   runbookJournal,
   type JournalState,
 } from "../journal/index.js";
@@ -54,6 +53,7 @@ import {
   earlierCommitSaid,
   fleetVarNames,
   lastReverse,
+  passedOverRefusal,
   readFolderJournals,
   resumeRefusedByOwn,
   reverseInDoubt,
@@ -750,22 +750,6 @@ async function cutoverWindow(
 }
 
 /**
- * The refusal the last run of a journal `--resume` passes over ended with, where its way on is that
- * run's own command again (`runAgainFirst`), with that journal's model; undefined else, or unreadable.
- */
-async function passedOverRefusal(
-  file: string,
-): Promise<{ file: string; again: NonNullable<ReturnType<typeof runAgainFirst>>; model: CutoverModel } | undefined> {
-  const read = await readJournal(file).catch(() => undefined);
-  if (!read) return undefined;
-  const fold = new CutoverFold({ traits: traitsOf });
-  for (const e of read.events) fold.apply(e);
-  const model = fold.view();
-  const again = runAgainFirst(model.steps, model.runs);
-  return again ? { file, again, model } : undefined;
-}
-
-/**
  * The ways on from what the journal shows (`next`): a failed undo of a write stop first (`--abort`
  * retries it); a commit refused for want of a write stop (`--from` the stop); a step after a
  * committed cutover's commit that failed (`--from` it); a cutover left open (`--resume`, and
@@ -1076,8 +1060,8 @@ async function readJournalStatus(
   const first = resumeFirst(model.steps, resumed);
   const ownAgain = runAgainFirst(model.steps, model.runs);
   // the newest journal --resume passes over: its run's refusal whose way on is its own command
-  // again, with the values that run went on with (`passedOverAgain`)
-  const newest = found.skipped[0] !== undefined ? await passedOverRefusal(found.skipped[0]) : undefined;
+  // again, with the values that run went on with (`passedOverAgain`): the one rule the watch page asks
+  const newest = await passedOverRefusal(found.skipped);
   if (newest)
     out.passedOverAgain = {
       file: newest.file,

@@ -116,7 +116,11 @@ export async function startWatch(opts: WatchOptions): Promise<Watch> {
     await live?.read(stop.signal).catch(() => undefined);
     const t = now();
     const seen = feed.fold.view(t);
-    const verdict = (earlierCommit?: string, resumeRefused?: true) =>
+    const verdict = (
+      earlierCommit?: string,
+      resumeRefused?: true,
+      passedOver?: Awaited<ReturnType<JournalFeed["passedOver"]>>,
+    ) =>
       runnerVerdict({
         model: seen,
         lock: feed.lock,
@@ -129,6 +133,7 @@ export async function startWatch(opts: WatchOptions): Promise<Watch> {
         ...(opts.goOnVars ? { goOnVars: opts.goOnVars } : {}),
         ...(earlierCommit !== undefined ? { earlierCommit } : {}),
         ...(resumeRefused ? { resumeRefused } : {}),
+        ...(passedOver ? { passedOver } : {}),
       });
     // the folder's other journals asked only where a way on is said (no runner seen working: one
     // gone, silent, or a run that ended); a live run's growing journal is not read again each round
@@ -137,10 +142,11 @@ export async function startWatch(opts: WatchOptions): Promise<Watch> {
     if (runner.state !== "running" && runner.state !== "no-run") {
       const earlier = await feed.earlierCommit();
       const ownRefused = (await feed.resumeRefusedOwn()) ? (true as const) : undefined;
-      if (earlier !== undefined) {
-        runner = verdict(opts.redact(earlier.why), ownRefused);
-        earlierSentTo = earlier.reached;
-      } else if (ownRefused) runner = verdict(undefined, ownRefused);
+      // a refused run --resume passes over (a --new-cutover is another cutover, not folded here)
+      const passedOver = await feed.passedOver();
+      if (earlier !== undefined || ownRefused || passedOver)
+        runner = verdict(earlier !== undefined ? opts.redact(earlier.why) : undefined, ownRefused, passedOver);
+      if (earlier !== undefined) earlierSentTo = earlier.reached;
     }
     // its process gone without an end: the window's time since its last line is no runner's, not
     // the share of the step it died in (the page said the service's)

@@ -27,7 +27,14 @@ import {
 import { traitsOf } from "../steps/index.js";
 import { CutoverFold, joinJournals, shiftLine, type JournalShift } from "../model/fold.js";
 import type { WindowKindTraits } from "../fleet/window.js";
-import { earlierCommitOnFleet, earlierCommitSaid, readFolderJournals, type EarlierCommitSaid } from "../run/earlier.js";
+import {
+  earlierCommitOnFleet,
+  earlierCommitSaid,
+  passedOverRefusal,
+  readFolderJournals,
+  type EarlierCommitSaid,
+  type PassedOverRefusal,
+} from "../run/earlier.js";
 
 /** The folder's lock, as its holder wrote it (src/journal/lock.ts). */
 export interface LockHolder {
@@ -59,6 +66,8 @@ export class JournalFeed {
   #earlier: { key: string; held: EarlierCommitSaid | undefined } | undefined;
   /** `resumeRefusedOwn`'s last answer, and the folder's journals it was read from. */
   #ownRefused: { key: string; refused: boolean } | undefined;
+  /** `passedOver`'s last answer, and the folder's journals it was read from. */
+  #passedOver: { key: string; refusal: PassedOverRefusal | undefined } | undefined;
 
   constructor(dir: string, traits: WindowKindTraits) {
     this.#dir = dir;
@@ -144,6 +153,28 @@ export class JournalFeed {
     }
     this.#ownRefused = { key, refused };
     return refused;
+  }
+
+  /**
+   * The refusal the newest journal `--resume` passes over ended with, where its way on is that
+   * run's own command again (src/run/earlier.ts `passedOverRefusal`, the one rule `status` asks):
+   * a refused `--new-cutover` is another cutover, whose journal this feed does not fold. Read again
+   * only when the folder's journals changed; asked by the page while no runner is seen working (an
+   * outside review: the page offered the earlier cutover's `--resume`, where status offered the
+   * refused run's command, and the `--resume` pasted committed the earlier cutover).
+   */
+  async passedOver(): Promise<PassedOverRefusal | undefined> {
+    if (!this.#names) return undefined;
+    const key = await this.#folderKey();
+    if (this.#passedOver?.key === key) return this.#passedOver.refusal;
+    let refusal: PassedOverRefusal | undefined;
+    try {
+      refusal = await passedOverRefusal((await chooseJournal(this.#dir)).skipped);
+    } catch {
+      refusal = undefined; // unreadable now: read again once the folder changes
+    }
+    this.#passedOver = { key, refusal };
+    return refusal;
   }
 
   /** Reads what changed since the last call; true when the model may have changed. */

@@ -47,6 +47,7 @@ import {
   type CutoverValuesKnown,
 } from "../next-run.js";
 import { MASK } from "../redact.js";
+import type { PassedOverRefusal } from "../run/earlier.js";
 import type { LockHolder } from "./journal-feed.js";
 
 /** A step without a time limit of its own: the schema's `defaults.timeout` (30m). */
@@ -107,6 +108,13 @@ export interface RunnerInput {
    * feed's `resumeRefusedOwn`, src/journal/reconcile.ts `sentAhead`): `status` names the way on.
    */
   resumeRefused?: true;
+  /**
+   * The newest journal `--resume` passes over ended refused before its run sent anything, its way
+   * on that run's own command again (the journal feed's `passedOver`, src/run/earlier.ts
+   * `passedOverRefusal`, the rule of `status`'s `passedOverAgain`): a refused `--new-cutover` is
+   * another cutover than the one watched.
+   */
+  passedOver?: PassedOverRefusal;
 }
 
 export function runnerVerdict(i: RunnerInput): RunnerVerdict {
@@ -160,8 +168,8 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
   // a --var given with a secret, which a way on that checks no value against the cutover's cannot
   // name without the runbook (watching a journal folder): said to add (a review: left out, the run
   // read the runbook's default, another fleet)
-  const secretLeftOut = (): string[] => {
-    const left = (m.cutoverValues?.given ?? []).filter((n) => String(m.cutoverValues?.vars[n] ?? "").includes(MASK));
+  const secretLeftOut = (of: CutoverModel = m): string[] => {
+    const left = (of.cutoverValues?.given ?? []).filter((n) => String(of.cutoverValues?.vars[n] ?? "").includes(MASK));
     return left.length
       ? [
           `add ${left.map((n) => `--var ${n}`).join(", ")} as its runs were given ${left.length === 1 ? "it" : "them"}: ${left.length === 1 ? "it holds" : "they hold"} a secret, not shown`,
@@ -278,11 +286,27 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
       : i.resumeRefused
         ? `syncbook status ${rb}   (a --resume is refused on its journal, whatever the fleet shows: a start, commit or reverse sent by an earlier run is in doubt ahead of where it goes on; status says the refusal and the way on)`
         : undefined;
+  // the newest run --resume passes over refused before it sent anything, its way on its own command
+  // again (`passedOverRefusal`, status's `passedOverAgain`): that command, with that run's --var
+  // values, not the --resume of the cutover watched here (an outside review: after a refused
+  // --new-cutover, another cutover, the page offered this one's --resume, and pasted, it committed
+  // this one); and --abort beside it where no commit was sent, as status offers them: after a
+  // refused --resume and a failed undo of a write stop, before the rest
+  const po = i.passedOver;
+  const passedOverFirst = po
+    ? `syncbook run ${rb}${po.again.args.length ? ` ${shellCommand(po.again.args)}` : ""}${varArgs([...po.model.whenVars, ...po.model.givenVars])}   (${[
+        `the failed run's command again, as its end named it: that run sent nothing, so --resume passes its journal (${po.file}) over and would go on from the run before it`,
+        ...secretLeftOut(po.model),
+        `first, as step ${po.again.number} ${po.again.id}'s failure said: ${po.again.hint}`,
+      ].join(
+        "; ",
+      )})${noCommit && !m.cutover.reverseInDoubt ? `; or syncbook run ${rb} --abort${vars}   (${abortDoes(undefined)})` : ""}`
+    : undefined;
   const abortFirst =
     statusFirst ??
     (undoOwed
       ? `syncbook run ${rb} --abort${vars}   (${undoOwed.runs[0]!.does}; or --resume: ${undoOwed.runs[1]!.does})`
-      : restopFirst);
+      : (passedOverFirst ?? restopFirst));
   if (run.finishedAt !== undefined) {
     const how =
       run.ended === "called-off"
@@ -300,14 +324,16 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
       // after the commit that failed (continueOnError) runs again in the cutover with --from
       // called off (every undo --abort owed ran): --resume goes on with it later, as the abort's end says
       ...(run.ended === "called-off"
-        ? { next: statusFirst ?? resumeWith([], undefined, CALLED_OFF_RESUME) }
+        ? { next: statusFirst ?? passedOverFirst ?? resumeWith([], undefined, CALLED_OFF_RESUME) }
         : run.outcome !== "ok" || run.to !== undefined
           ? { next: abortFirst ?? resume }
-          : again
-            ? // by its id, as the run's end names it: the journal's number is the old text's where the
-              // runbook was edited since (an outside review: a step removed before it)
-              { next: from(again, `step ${again.id} failed, and the run went on past it`) }
-            : {}),
+          : passedOverFirst !== undefined
+            ? { next: passedOverFirst }
+            : again
+              ? // by its id, as the run's end names it: the journal's number is the old text's where the
+                // runbook was edited since (an outside review: a step removed before it)
+                { next: from(again, `step ${again.id} failed, and the run went on past it`) }
+              : {}),
       lastLineAt,
     };
   }

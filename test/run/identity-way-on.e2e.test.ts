@@ -325,6 +325,35 @@ describe("a fleet-identity refusal", () => {
     expect(posts(s, "commit")).toEqual([1, 1]);
   }, 90_000);
 
+  // an outside review: after a --new-cutover refused before it acted (another cutover, whose journal
+  // --resume passes over), the page watched the cutover before it and offered that one's --resume,
+  // where status offered the refused run's command; the --resume pasted committed the earlier cutover
+  it("a --new-cutover refused before it acted: the page offers what status offers, not the earlier cutover's --resume", async () => {
+    const s = await started({ instances: 2, timeScale: 200 });
+    const dir = tempDir();
+    const file = writeRunbook(dir, runbookFor(s, CUTOVER));
+    const first = await cli(["run", file, "--to", "drained", "--renderer", "simple", "--yes"], { cwd: dir });
+    expect(first.code, first.all).toBe(0);
+    // instance 1 reports another fleet's coordinator: the new cutover's start is refused before it is sent
+    s.control.addFault("identity-change=coordinator@1");
+    const renew = await cli(["run", file, "--new-cutover", "--renderer", "simple", "--yes"], { cwd: dir });
+    expect(renew.code, renew.all).toBe(3);
+    expect(renew.all).toMatch(/refused \(fleet-identity\)/);
+    expect(renew.all).toContain(
+      `\n  once the hint above is done, give this run's command again: syncbook run ${file} --new-cutover\n`,
+    );
+    const next = await offered(file, dir);
+    expect(next.text, next.text).toMatch(/passed over \(its run sent nothing\): /);
+    expect(next.args).toEqual(["--new-cutover", "--abort"]);
+    // the page's commands, each before its note: status's, in its order
+    const commands = next.page.split(/\); or (?=syncbook run )/).map((c) => c.slice(0, c.indexOf("   (")));
+    expect(commands, next.page).toEqual(next.args.map((a) => `syncbook run ${file} ${a}`));
+    expect(next.page).toContain("that run sent nothing, so --resume passes its journal");
+    expect(next.page).not.toContain("--resume   (");
+    expect(posts(s, "start")).toEqual([1, 1]);
+    expect(posts(s, "commit")).toEqual([0, 0]);
+  }, 90_000);
+
   // refused at pause, before any write stop; and at start, before the rehearsal sent anything (the
   // fault active at once: a review saw the run's end name `syncbook run` there)
   for (const fault of ["identity-change=coordinator,on=start@1", "identity-change=coordinator@1"])

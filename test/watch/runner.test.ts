@@ -443,6 +443,58 @@ describe("runnerVerdict", () => {
     expect(resumedRun([])).toBeUndefined();
   });
 
+  // an outside review: after a --new-cutover refused before it acted (another cutover, not folded
+  // here), the page offered this cutover's --resume, where status offered the refused run's command
+  // (`passedOver`, src/run/earlier.ts `passedOverRefusal`, status's `passedOverAgain`)
+  it("a refused run --resume passes over: its own command again and --abort, as status offers them, in status's order", () => {
+    const other = new CutoverFold({ traits: traitsOf });
+    other.apply(runStarted(steps));
+    const passedOver = {
+      file: "/j/new.jsonl",
+      again: { number: 1, id: "stop", hint: "Correct the list.", args: ["--new-cutover"] },
+      model: { ...other.view(0), whenVars: ["env=a"], cutoverValues: { vars: { pw: "***" }, given: ["pw"] } },
+    };
+    const po =
+      "syncbook run rb.yaml --new-cutover --var env=a   (the failed run's command again, as its end named it: that run sent nothing, so --resume passes its journal (/j/new.jsonl) over and would go on from the run before it; add --var pw as its runs were given it: it holds a secret, not shown; first, as step 1 stop's failure said: Correct the list.)";
+    const abort = `; or syncbook run rb.yaml --abort   (calls the cutover off: runs the undos still owed, last first (a write stop's undo turns writes back on); nothing is sent to the sync service)`;
+    const toHold = killedModel([
+      ev("step.finished", 3000, { index: 1, id: "hold", outcome: "ok", durationMs: 1000 }),
+      ev("run.finished", 3100, { outcome: "ok", exitCode: 0, durationMs: 3100, committed: false, to: "hold" }),
+    ]);
+    const input = { lock: undefined, now: at(4000), host: "here", isAlive: () => false, runbook: "rb.yaml" };
+    expect(runnerVerdict({ ...input, model: toHold }).next).toBe("syncbook run rb.yaml --resume");
+    expect(runnerVerdict({ ...input, model: toHold, passedOver }).next).toBe(po + abort);
+    // its runner gone: the same
+    expect(runnerVerdict({ ...input, model: killedModel(), passedOver }).next).toBe(po + abort);
+    // a refused --resume first, as status says it
+    expect(runnerVerdict({ ...input, model: toHold, passedOver, resumeRefused: true }).next).toMatch(
+      /^syncbook status rb\.yaml {3}\(a --resume is refused/,
+    );
+    // called off: its command, no --abort again after the abort
+    const calledOff = killedModel([
+      ev("run.finished", 3100, {
+        outcome: "failed",
+        exitCode: 1,
+        durationMs: 3100,
+        committed: false,
+        aborted: true,
+        calledOff: true,
+      }),
+    ]);
+    expect(runnerVerdict({ ...input, model: calledOff, passedOver }).next).toMatch(
+      /^syncbook run rb\.yaml --new-cutover /,
+    );
+    // a cutover that ended ok and committed: its command alone (no --abort after a commit)
+    const done = killedModel([
+      ev("step.finished", 3000, { index: 1, id: "hold", outcome: "ok", durationMs: 1000 }),
+      ev("step.started", 3100, { index: 2, id: "commit", kind: "commit", title: "commit" }),
+      ev("step.finished", 3200, { index: 2, id: "commit", outcome: "ok", durationMs: 100 }),
+      ev("run.finished", 3500, { outcome: "ok", exitCode: 0, durationMs: 3500, committed: true }),
+    ]);
+    expect(runnerVerdict({ ...input, model: done }).next).toBeUndefined();
+    expect(runnerVerdict({ ...input, model: done, passedOver }).next).toBe(po);
+  });
+
   it("finished ok and committed past a step after the commit that failed (continueOnError): --from that step", () => {
     const past = killedModel([
       ev("step.finished", 3000, { index: 1, id: "hold", outcome: "ok", durationMs: 1000 }),
