@@ -106,7 +106,11 @@ export const start: StepKindDef<StartRequest> = {
   },
   async run(ctx, body) {
     const snap = await idleOrInitializing(ctx);
-    checkIdentity(ctx, snap);
+    // fleet-identity first, then fleet-idle, on the same read: a refusal by identity says what
+    // fleet-idle finds there too, whose refusal its way on would meet next (a review: a
+    // --new-cutover on a fleet that ran the earlier cutover's sync was pointed at --new-cutover
+    // again). Words only: the interlocks keep their order, and neither sends anything.
+    checkIdentity(ctx, snap, notIdleToo(ctx, snap));
     const { judged, only } = await commandTargets(ctx, "start", snap);
     const notIdle = judged.filter((i) => i.progress?.state !== "IDLE");
     checkInterlock(
@@ -155,6 +159,24 @@ function notIdleHint(run: WayOnRun, notIdle: readonly InstanceSample[]): string 
     "fleet",
     `A sync already runs (${wayOn(run)} adopts a run this tool started), or an instance is down.`,
   );
+}
+
+/**
+ * What the fleet-idle interlock, asked after fleet-identity, finds on the same read, for a
+ * fleet-identity refusal to say (its way on, the run's command again, a `--new-cutover` or a
+ * `--resume`, meets that interlock next): the instances the start goes to (the targeted ones of a
+ * completion) that are not IDLE, and the way on from that; none when each is IDLE. The instance not
+ * IDLE may be the one listed by mistake (a correct list drops it): said so. None in a rehearsal,
+ * whose simulator starts IDLE and whose hint names no command.
+ */
+function notIdleToo(ctx: StepContext, snap: FleetSnapshot): string | undefined {
+  if (ctx.run.mode === "rehearse") return undefined;
+  const only = ctx.targets?.only;
+  const notIdle = snap.instances.filter(
+    (i) => (only === undefined || only.includes(i.ref.index)) && i.progress?.state !== "IDLE",
+  );
+  if (notIdle.length === 0) return undefined;
+  return `Start also needs every instance IDLE (fleet-idle, checked after this), and ${notIdle.map((i) => `${instanceLabel(i.ref)} is ${stateOrWhyNot(i)}`).join(", ")}: while an instance of this sync is not IDLE, that check refuses the way on above too. ${notIdleHint(ctx.run, notIdle)}`;
 }
 
 /**

@@ -68,6 +68,15 @@ async function oursAndTheirs(): Promise<{ ours: Simulator; theirs: Simulator }> 
   return { ours, theirs };
 }
 
+/**
+ * What a start refused by fleet-identity adds to its way on where an instance read is not IDLE:
+ * the fleet-idle interlock, asked after it, refuses that way on too while an instance of this sync
+ * is not IDLE (a review: a `--new-cutover` on a fleet that ran the earlier sync was pointed at
+ * `--new-cutover` again, which fleet-idle refused).
+ */
+const idleToo = (file: string, states: string): string =>
+  ` Start also needs every instance IDLE (fleet-idle, checked after this), and ${states}: while an instance of this sync is not IDLE, that check refuses the way on above too. A sync already runs (\`syncbook run ${file} --resume\` adopts a run this tool started), or an instance is down.`;
+
 /** The hint of the refusal, as the step's failure prints it. */
 const hintOf = (all: string): string | undefined =>
   /✖ \[\d+\/\d+\][^\n]*refused \(fleet-identity\)[\s\S]*?hint: (.*)/.exec(all)?.[1];
@@ -138,8 +147,9 @@ describe("a fleet-identity refusal", () => {
     expect(first.all).toMatch(
       /✖ \[1\/8\] Start the sync cluster0 → cluster1 failed in \d+ms: refused \(fleet-identity\)/,
     );
+    // (the other sync's instance listed is not IDLE: said, as fleet-idle would, after the way on)
     expect(hintOf(first.all), first.all).toBe(
-      `Nothing of this cutover has been sent yet. Correct the \`instances:\` list (every instance of this sync, and only those) or what answers at each address, then give this run's command again, as the run's end names it (a \`--resume\` refuses a changed list).`,
+      `Nothing of this cutover has been sent yet. Correct the \`instances:\` list (every instance of this sync, and only those) or what answers at each address, then give this run's command again, as the run's end names it (a \`--resume\` refuses a changed list).${idleToo(file, "sync1 is RUNNING")}`,
     );
     expect(posts(ours, "start")).toEqual([0, 0]);
     // the run's end names the same command, not the --resume that refuses the corrected list
@@ -227,7 +237,7 @@ describe("a fleet-identity refusal", () => {
       /✖ \[2\/9\] Start the sync cluster0 → cluster1 failed in \d+ms: refused \(fleet-identity\)/,
     );
     expect(hintOf(first.all), first.all).toBe(
-      `Nothing has been sent to the fleet yet: only the runbook's hooks ran. Correct the \`instances:\` list (every instance of this sync, and only those) or what answers at each address. With the list corrected, \`syncbook run ${file} --new-cutover\` starts over from the first step, its hooks again (a plain run is refused by this unfinished cutover, a \`--resume\` by the changed list); with it unchanged, \`syncbook run ${file} --resume\`.`,
+      `Nothing has been sent to the fleet yet: only the runbook's hooks ran. Correct the \`instances:\` list (every instance of this sync, and only those) or what answers at each address. With the list corrected, \`syncbook run ${file} --new-cutover\` starts over from the first step, its hooks again (a plain run is refused by this unfinished cutover, a \`--resume\` by the changed list); with it unchanged, \`syncbook run ${file} --resume\`.${idleToo(file, "sync1 is RUNNING")}`,
     );
     expect(first.all).toContain(`\n  once the hint above is done, resume with: syncbook run ${file} --resume\n`);
     expect(posts(ours, "start")).toEqual([0, 0]);
@@ -350,6 +360,22 @@ describe("a fleet-identity refusal", () => {
     expect(commands, next.page).toEqual(next.args.map((a) => `syncbook run ${file} ${a}`));
     expect(next.page).toContain("that run sent nothing, so --resume passes its journal");
     expect(next.page).not.toContain("--resume   (");
+    expect(posts(s, "start")).toEqual([1, 1]);
+    expect(posts(s, "commit")).toEqual([0, 0]);
+    // the fleet still runs the earlier cutover's sync: the refusal says fleet-idle refuses that
+    // command too (a review: it was told "Nothing of this cutover has been sent" alone), and the
+    // page and status say it with the command
+    const hint = `Nothing of this cutover has been sent yet. Correct the \`instances:\` list (every instance of this sync, and only those) or what answers at each address, then give this run's command again, as the run's end names it (a \`--resume\` refuses a changed list).${idleToo(file, "sync0 is RUNNING, sync1 is RUNNING")}`;
+    expect(hintOf(renew.all), renew.all).toBe(hint);
+    expect(next.page).toContain(`first, as step 1 start's failure said: ${hint})`);
+    expect(next.text).toContain(`once what step 1 start's failure said is done: ${hint}`);
+    // the fault gone, the page's command pasted as it is: refused by fleet-idle, as said; nothing sent
+    s.control.clearFaults();
+    const pasted = await cli(["run", file, ...next.args[0]!.split(" "), "--renderer", "simple", "--yes"], { cwd: dir });
+    expect(pasted.code, pasted.all).toBe(3);
+    expect(pasted.all).toMatch(
+      /refused \(fleet-idle\): start is allowed only in IDLE; sync0 is RUNNING, sync1 is RUNNING/,
+    );
     expect(posts(s, "start")).toEqual([1, 1]);
     expect(posts(s, "commit")).toEqual([0, 0]);
   }, 90_000);

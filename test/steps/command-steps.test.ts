@@ -22,6 +22,7 @@ import type { StepContext } from "../../src/steps/index.js";
 import { start } from "../../src/steps/start.js";
 import { commit } from "../../src/steps/commit.js";
 import { lifecycle } from "../../src/steps/lifecycle.js";
+import { identityWayOn } from "../../src/steps/kit/fleet-ops.js";
 import { context, failure, scripted, type Read, type Script } from "../support/fleet-fake.js";
 
 type Decision = Extract<RunEvent, { type: "decision" }>;
@@ -173,6 +174,66 @@ describe("start", () => {
     expect(err.message).toMatch(/sync0 is INITIALIZING, sync1 is RUNNING/);
     expect(s.f.reads).toBe(1);
     expect(s.decisions().filter((d) => d.kind === "retry")).toEqual([]);
+  });
+
+  // a review: a --new-cutover on a fleet that ran the earlier cutover's sync, refused by
+  // fleet-identity (asked first), was pointed at its own command again, which fleet-idle then refused
+  describe("refused by fleet-identity: what fleet-idle finds on the same read, said after the way on", () => {
+    const of = (id: string, state = "RUNNING"): Read => ({
+      state: state as "RUNNING",
+      mongosyncID: id,
+      coordinatorID: id,
+    });
+    const refused = async (reads: Read[][], o: Setup = {}) => {
+      const s = setup({ sends: [{}], reads }, o);
+      const err = await failure(start.run(s.ctx, body));
+      expect(err.message).toMatch(/^refused \(fleet-identity\): the instances are not one fleet: /);
+      expect(err.reason).toBe("interlock");
+      // the interlocks' order kept: fleet-idle not asked, nothing sent, nobody asked
+      expect(s.check("fleet-idle")).toEqual([]);
+      expect(s.f.sent.flat()).toEqual([]);
+      expect(s.questions).toEqual([]);
+      return { err, way: identityWayOn(s.ctx.run) };
+    };
+    it("instances not IDLE: named, and fleet-idle's way on", async () => {
+      const { err, way } = await refused([[of("a")], [of("b")], ["error"]]);
+      expect(err.hint).toBe(
+        `${way.hint} Start also needs every instance IDLE (fleet-idle, checked after this), and sync0 is RUNNING, sync1 is RUNNING, sync2 is unreachable (http://127.0.0.1:27184: progress failed: refused): while an instance of this sync is not IDLE, that check refuses the way on above too. A sync already runs (\`syncbook run cutover.yaml --var switch=http://live --resume\` adopts a run this tool started), or an instance is down.`,
+      );
+      expect(err.againArgs).toEqual(way.againArgs);
+      expect(err.beforeResume).toBe(way.beforeResume === true);
+    });
+    it("a committed one: no way on that starts it again", async () => {
+      const { err, way } = await refused([[of("a", "COMMITTED")], [of("b", "IDLE")]]);
+      expect(err.hint).toBe(
+        `${way.hint} Start also needs every instance IDLE (fleet-idle, checked after this), and sync0 is COMMITTED: while an instance of this sync is not IDLE, that check refuses the way on above too. sync0 already committed a sync, and a committed sync does not go back to IDLE: if this runbook's cutover is done, there is nothing to run again (syncbook status shows what its journal did); a new sync needs a service that is IDLE.`,
+      );
+    });
+    it("every instance IDLE (one listed twice): the way on alone", async () => {
+      const { err, way } = await refused([[of("a", "IDLE")], [of("a", "IDLE")]]);
+      expect(err.message).toMatch(/is one instance listed twice/);
+      expect(err.hint).toBe(way.hint);
+    });
+    it("a completion (--only): the instances it goes to only", async () => {
+      const targets = { only: [1, 2], why: "--only sync1 sync2" };
+      const { err, way } = await refused([[of("a")], [of("a", "IDLE")], [of("b")]], { targets, yes: true });
+      expect(err.hint).toBe(
+        `${way.hint} Start also needs every instance IDLE (fleet-idle, checked after this), and sync2 is RUNNING: while an instance of this sync is not IDLE, that check refuses the way on above too. A sync already runs (\`syncbook run cutover.yaml --var switch=http://live --resume\` adopts a run this tool started), or an instance is down.`,
+      );
+    });
+    it("a rehearsal: the way on alone (its simulator starts IDLE)", async () => {
+      const { err, way } = await refused([[of("a")], [of("b")]], { mode: "rehearse" });
+      expect(err.hint).toBe(way.hint);
+      expect(err.hint).toMatch(/rehearse again\.$/);
+    });
+    it("--force=fleet-identity: fleet-idle refuses as before, with its own words", async () => {
+      const s = setup({ sends: [{}], reads: [[of("a")], [of("b")]] }, { force: ["fleet-identity"] });
+      const err = await failure(start.run(s.ctx, body));
+      expect(err.message).toBe(
+        "refused (fleet-idle): start is allowed only in IDLE; sync0 is RUNNING, sync1 is RUNNING",
+      );
+      expect(s.f.sent.flat()).toEqual([]);
+    });
   });
 
   it("an IDLE fleet is read once", async () => {

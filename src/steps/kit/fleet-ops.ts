@@ -270,7 +270,12 @@ export function observeIdentity(run: RunContext, snap: FleetSnapshot): void {
  * Before every command (and every resend): the instances must be one fleet now, and must have
  * been at every read of this run (`--force=fleet-identity` overrides).
  */
-export function checkIdentity(ctx: StepContext, snap: FleetSnapshot): void {
+export function checkIdentity(
+  ctx: StepContext,
+  snap: FleetSnapshot,
+  /** What a check asked after this one on the same read would refuse too (start's fleet-idle), said after the way on. */
+  also?: string,
+): void {
   const problems = fleetIdentityProblems(ctx.run, snap);
   const broken = ctx.run.memory.identity.broken;
   const ok = problems.length === 0 && broken === undefined;
@@ -293,9 +298,11 @@ export function checkIdentity(ctx: StepContext, snap: FleetSnapshot): void {
     { more: true },
   );
   if (!ok && !forced) {
+    const way = identityWayOn(ctx.run);
     throw new StepFailure(`refused (fleet-identity): the instances are not one fleet: ${reason}`, {
       reason: "interlock",
-      ...identityWayOn(ctx.run),
+      ...way,
+      ...(also !== undefined ? { hint: `${way.hint} ${also}` } : {}),
     });
   }
 }
