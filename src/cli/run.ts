@@ -398,7 +398,7 @@ export async function execute(
   const { runRunbook } = await import("../run/runner.js");
   const { createUi, pickRenderer } = await import("../ui/index.js");
   const yes = flags.yes === true || how.yes === true;
-  const { readinessPlan } = await import("../steps/index.js");
+  const { readinessPlan, realRunOr, REHEARSE_FROM_THE_START } = await import("../steps/index.js");
   const plan = loaded.runbook ? readinessPlan(loaded.runbook) : undefined;
   // the earlier runs of the cutover: a resume's live view keeps the write-stop clock running, and
   // exports the earlier runs' spans its collector never got
@@ -653,23 +653,36 @@ export async function execute(
         ))
           next(`  ${l}`);
       } else if (rerun) next(`  run again with: syncbook run ${target} ${rerun} (not --resume)`);
+      // a rehearsal's simulator is read by no `status` (src/steps/kit/context.ts `realRunOr`)
       else if (committedBefore)
         next(
-          `  every instance already shows COMMITTED: this cutover's commit went through before this run (an earlier run, or by hand); stopping writes again would wait for a canCommit that never comes. See the fleet and the journal: syncbook status ${runbookArg(loaded)}`,
+          realRunOr(
+            how,
+            `  every instance already shows COMMITTED: this cutover's commit went through before this run (an earlier run, or by hand); stopping writes again would wait for a canCommit that never comes. See the fleet and the journal: syncbook status ${runbookArg(loaded)}`,
+            "  every instance shows COMMITTED: stopping writes again would wait for a canCommit that never comes; see why above, then rehearse again",
+          ),
         );
       // with the run's --only: without it the way on sends the commit to every instance, and a
-      // commit an earlier cutover left on part of the fleet refuses that (src/run/earlier.ts)
+      // commit an earlier cutover left on part of the fleet refuses that (src/run/earlier.ts).
+      // A rehearsal's simulator starts afresh: a rehearsal from the stop has no sync to commit,
+      // and there is no cutover to call off (an outside review: `rehearse --from commit` named both)
       else if (restop) {
-        next(
-          `  stop writes again, then go on: syncbook run ${target} --from ${restop}${how.onlyArg !== undefined ? ` ${shellCommand(["--only", how.onlyArg])}` : ""}${flags.to !== undefined ? ` ${shellCommand(["--to", flags.to])}` : ""}`,
-        );
-        // or back (an adversarial run found no way back to writes on after a stopWrites whose check
-        // failed): status judges whether --abort may (a review followed a plain --abort offered
-        // here into a refusal, after a split commit of an earlier cutover)
-        if (!result.commitSent)
-          next(
-            `  or, to call the cutover off and turn writes back on: syncbook status ${runbookArg(loaded)} offers --abort where no commit may be on the fleet`,
-          );
+        for (const line of realRunOr(
+          how,
+          [
+            `  stop writes again, then go on: syncbook run ${target} --from ${restop}${how.onlyArg !== undefined ? ` ${shellCommand(["--only", how.onlyArg])}` : ""}${flags.to !== undefined ? ` ${shellCommand(["--to", flags.to])}` : ""}`,
+            // or back (an adversarial run found no way back to writes on after a stopWrites whose check
+            // failed): status judges whether --abort may (a review followed a plain --abort offered
+            // here into a refusal, after a split commit of an earlier cutover)
+            ...(!result.commitSent
+              ? [
+                  `  or, to call the cutover off and turn writes back on: syncbook status ${runbookArg(loaded)} offers --abort where no commit may be on the fleet`,
+                ]
+              : []),
+          ],
+          [`  ${REHEARSE_FROM_THE_START}`],
+        ))
+          next(line);
       } else if (result.refused === "writes-stopped" && how.notContinued) next(`  ${how.notContinued}`);
       else if (
         result.refused === "writes-stopped" &&
@@ -719,9 +732,16 @@ export async function execute(
           next(
             `  this run's --force=${force.join(",")} is left out of that command: check again what it overrode, then add it by hand if it still holds`,
           );
-      } else if (result.refused === "fleet-idle")
-        // --resume would send the same start to the same fleet: what the fleet and the journal show is the way on
-        next(`  see the fleet and what this runbook's journal did: syncbook status ${runbookArg(loaded)}`);
+      } else if (result.refused === "fleet-idle") {
+        // --resume would send the same start to the same fleet: what the fleet and the journal show
+        // is the way on; a rehearsal's is its step's hint (the simulator's, `notIdleHint`)
+        for (const line of realRunOr(
+          how,
+          [`  see the fleet and what this runbook's journal did: syncbook status ${runbookArg(loaded)}`],
+          [],
+        ))
+          next(line);
+      }
       // after the commit too (a verify refused, a wait that timed out): --resume runs the failed step
       // again, as status offers it
       else if (how.mode !== "rehearse") {

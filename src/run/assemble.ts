@@ -513,7 +513,7 @@ export function assembleRun(opts: RunOptions): AssembledRun {
     "abort",
     () => {
       // said before the kill, while the running undo is still known as running
-      const lines = forcedReport(undo, memory, undoneOk, steps, target, undoStarted);
+      const lines = forcedReport(undo, memory, undoneOk, steps, { mode, target }, undoStarted);
       // the signals as interruptOnSignals names them ("Ctrl-C twice", "Ctrl-C, then SIGTERM")
       const why: unknown = opts.forceSignal?.reason;
       undoAbort.abort(forcedStop(`forced exit (${why instanceof Error ? why.message : "a second signal"})`));

@@ -6,7 +6,7 @@
  */
 import { hostname, userInfo } from "node:os";
 import { ExitCode, errorMessage } from "../errors.js";
-import { firstStartRequest, whileWatching, type Prompter } from "../steps/index.js";
+import { firstStartRequest, realRunOr, whileWatching, type Prompter } from "../steps/index.js";
 import type { Place } from "../text.js";
 import type { Outcome } from "../events.js";
 import type { DrainResult } from "../plugin/index.js";
@@ -326,8 +326,9 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
       say("log", {
         level: "warn",
         index: s.index,
-        // the step's hint may say --resume, which speaks of a run that stops there
-        message: `step ${s.id} failed; continueOnError lets the run go on (--resume would not run this step again)`,
+        // the step's hint may say --resume, which speaks of a run that stops there; a rehearsal's
+        // says "rehearse again", which runs it again
+        message: `step ${s.id} failed; continueOnError lets the run go on${realRunOr(run, " (--resume would not run this step again)", "")}`,
       });
       continue;
     }

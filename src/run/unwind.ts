@@ -3,7 +3,9 @@
  * and what is said of writes after a forced exit, a journal that failed, or `--abort`.
  */
 import {
+  byHand,
   opensWriteStop,
+  realRunOr,
   writesOnVerdict,
   type RunContext,
   type RunMemory,
@@ -17,6 +19,14 @@ import type { PlannedStep } from "./plan.js";
 import { runbookArg } from "../next-run.js";
 import { shellCommand } from "../text.js";
 
+/**
+ * A rehearsal's forced exit, in place of a run's way on for writes: its `--abort` and `--resume`
+ * have no journal, and pasted act on the runbook's real fleet. Its writes are the simulator's,
+ * unless it ran the runbook's own hooks, whose stop acted on the real application.
+ */
+const REHEARSAL_WRITES =
+  "These writes are the rehearsal's simulated application's, stopped with it, unless the rehearsal ran the runbook's own hooks (--keep-hooks): then check the application's writers, and turn them back on by hand where its stop left them off. Then rehearse again.";
+
 /** Before commit, a failed or interrupted run undoes every hook that ran, last first. */
 /**
  * What a forced exit leaves behind: the undos that did not finish (the running one is killed)
@@ -27,12 +37,16 @@ export function forcedReport(
   memory: RunMemory,
   undoneOk: ReadonlySet<number>,
   steps: readonly PlannedStep[],
-  /** The runbook as `syncbook run` names it, with the run's `--var` values (`runTarget`). */
-  target: string,
+  /**
+   * The run's mode, and the runbook as `syncbook run` names it with the run's `--var` values
+   * (`runTarget`): a rehearsal's lines name no real run's way on (`REHEARSAL_WRITES`).
+   */
+  way: Pick<RunContext, "mode" | "target">,
   /** The steps whose undo started in this run (`unwind`'s): one started, not running and not ok failed. */
   undoStarted: ReadonlySet<number> = new Set(),
 ): string[] {
   const lines: string[] = [];
+  const target = way.target;
   const open = undo.unfinished();
   const name = (i: number): string => `step ${i + 1} "${steps[i]?.id ?? "?"}"`;
   for (const u of open)
@@ -45,12 +59,12 @@ export function forcedReport(
   if (memory.commitSent)
     // with the command that goes on (an adversarial run: a forced exit after the commit printed none)
     lines.push(
-      `writes: commit was sent, so nothing is undone: writes stay as they are (stopped, if a stopWrites ran). syncbook run ${target} --resume goes on with the cutover: it reads the fleet and never sends the commit twice`,
+      `writes: commit was sent, so nothing is undone: writes stay as they are (stopped, if a stopWrites ran). ${realRunOr(way, `syncbook run ${target} --resume goes on with the cutover: it reads the fleet and never sends the commit twice`, REHEARSAL_WRITES)}`,
     );
   else if (stopOpen?.running)
     // its undo's start is journaled: --resume runs the stop again, whatever the writers are now
     lines.push(
-      `writes may still be stopped, or partly back on: the undo of ${name(stopOpen.entry.step.index)} was killed part-way. Check the application's writers, then run syncbook run ${target} --abort (it runs that undo again) or syncbook run ${target} --resume (it runs the stop again before its commit), or turn them back on by hand`,
+      `writes may still be stopped, or partly back on: the undo of ${name(stopOpen.entry.step.index)} was killed part-way. ${realRunOr(way, `Check the application's writers, then run syncbook run ${target} --abort (it runs that undo again) or syncbook run ${target} --resume (it runs the stop again before its commit), or turn them back on by hand`, REHEARSAL_WRITES)}`,
     );
   else if (failed !== undefined)
     // its undo ran and failed (a later hook's undo was then cut off; another entry of the same stop,
@@ -58,19 +72,19 @@ export function forcedReport(
     // and --abort runs that undo again; the writers are as the failed undo left them (it said "no
     // undo of it was pending")
     lines.push(
-      `writes may still be stopped, or partly back on: the undo of ${name(failed)} failed. Check the application's writers, then run syncbook run ${target} --abort (it runs that undo again) or syncbook run ${target} --resume (it runs the stop again before its commit), or turn them back on by hand`,
+      `writes may still be stopped, or partly back on: the undo of ${name(failed)} failed. ${realRunOr(way, `Check the application's writers, then run syncbook run ${target} --abort (it runs that undo again) or syncbook run ${target} --resume (it runs the stop again before its commit), or turn them back on by hand`, REHEARSAL_WRITES)}`,
     );
   else if (stopOpen && !memory.writesStopped)
     // the stop hook failed, or its writes were not seen stopped: the journal does not count it, and
     // --resume runs it again (a second review: this was said "still stopped")
     lines.push(
-      `writes may be stopped: the stop of ${name(stopOpen.entry.step.index)} did not hold (it failed, or its writes were not seen stopped), and its undo did not run. Check the application's writers; --abort runs the undos still owed, --resume runs the stop again before its commit`,
+      `writes may be stopped: the stop of ${name(stopOpen.entry.step.index)} did not hold (it failed, or its writes were not seen stopped), and its undo did not run. ${realRunOr(way, "Check the application's writers; --abort runs the undos still owed, --resume runs the stop again before its commit", REHEARSAL_WRITES)}`,
     );
   else if (stopOpen)
     // its undo never started: the journal counts the stop, and a --resume would too (an outside
     // review turned writes on by hand as this line said, and the --resume committed while they flowed)
     lines.push(
-      `writes are still stopped: the undo of ${name(stopOpen.entry.step.index)} did not run. --abort runs the undos still owed (writes back on, on record); --resume goes on with the cutover. ${byHandThenFrom(target, stopOpen.entry.step)}`,
+      `writes are still stopped: the undo of ${name(stopOpen.entry.step.index)} did not run. ${realRunOr(way, `--abort runs the undos still owed (writes back on, on record); --resume goes on with the cutover. ${byHandThenFrom(target, stopOpen.entry.step)}`, REHEARSAL_WRITES)}`,
     );
   else if (stops.some((i) => undoneOk.has(i)))
     lines.push(`writes are back on: the undo of ${name(stops.find((i) => undoneOk.has(i))!)} finished`);
@@ -197,15 +211,17 @@ export async function unwind(
     run.say("decision", {
       kind: "undo",
       ok: true,
+      // a rehearsal's way on is its run's end's (rehearse again): it has no journal to resume or
+      // abort, and its fleet, the simulator, is read by no `status`
       reason: run.memory.split
-        ? `${run.memory.split}: nothing is undone, writes stay stopped (the instances that have the commit must not see writes); complete it with --resume`
+        ? `${run.memory.split}: nothing is undone, writes stay stopped (the instances that have the commit must not see writes)${realRunOr(run, "; complete it with --resume", "")}`
         : run.memory.commitAccepted
           ? "commit was sent: nothing is undone"
           : run.memory.commitRefused
-            ? "commit was sent and every instance refused it: nothing is undone here, writes stay stopped until you resume, or --abort (it judges whether the write stop's undo may run)"
+            ? `commit was sent and every instance refused it: nothing is undone here, writes stay stopped${realRunOr(run, " until you resume, or --abort (it judges whether the write stop's undo may run)", "")}`
             : // never "undo by hand": writes back on the source while the commit may hold are lost to
               // the destination (an adversarial run: the job summary said "must not", this said "may")
-              "commit was sent and no instance said it accepted it (some gave no usable answer: one may be holding it): nothing is undone, and writes must stay stopped, since back on the source they are lost if the commit holds; the fleet tells whether it took effect (syncbook status, or --resume, which reads it first)",
+              `commit was sent and no instance said it accepted it (some gave no usable answer: one may be holding it): nothing is undone, and writes must stay stopped, since back on the source they are lost if the commit holds; the fleet tells whether it took effect (${realRunOr(run, "syncbook status, or --resume, which reads it first", "the rehearsal's verdict below says whether it did")})`,
     });
     return { started };
   }
@@ -328,20 +344,12 @@ export async function writesMayGoBackOn(
   return undefined;
 }
 
+/**
+ * What keeps writes off, and the way on: a run's commands, or a rehearsal's simulator (`byHand`),
+ * whose `run --abort` or `--resume` pasted acts on the runbook's real fleet, and whose `status`
+ * reads it.
+ */
 function writesKeptOff(
-  run: RunContext,
-  verdict: Extract<WritesOnVerdict, { ok: false }> & { earlier?: true },
-  stop: { index: number; id: string },
-): WritesKeptOff {
-  const kept = keptOffWords(run, verdict, stop);
-  // a rehearsal names no syncbook command (as `timeoutHint`): pasted, its `run --abort` or
-  // `--resume` acts on the runbook's real fleet, and its `status` reads it
-  return run.mode === "rehearse"
-    ? { ...kept, hint: "The fleet is the rehearsal's simulator, stopped with it: see why above, then rehearse again." }
-    : kept;
-}
-
-function keptOffWords(
   run: RunContext,
   verdict: Extract<WritesOnVerdict, { ok: false }> & { earlier?: true },
   stop: { index: number; id: string },
@@ -356,18 +364,30 @@ function keptOffWords(
     return {
       committed: false,
       reason: `the undo of ${step} was not run, so application writes stay STOPPED: ${verdict.reason}`,
-      hint: `Do not turn the source's writes back on while that commit may take effect. See the fleet: syncbook status ${named}. Then: syncbook run ${target} --abort: it reads that cutover's journal again, and refused while the commit may still take effect it names the command that finishes it (its instances that did not take it); if the sync was set back by hand since, no instance holds it: turn the application's writes back on by hand.`,
+      hint: byHand(
+        run,
+        "fleet",
+        `Do not turn the source's writes back on while that commit may take effect. See the fleet: syncbook status ${named}. Then: syncbook run ${target} --abort: it reads that cutover's journal again, and refused while the commit may still take effect it names the command that finishes it (its instances that did not take it); if the sync was set back by hand since, no instance holds it: turn the application's writes back on by hand.`,
+      ),
     };
   if (verdict.committed)
     return {
       committed: true,
       reason: `the undo of ${step} was not run, so application writes stay STOPPED: a commit has taken effect on the fleet (${verdict.reason}), sent outside this run (by hand, or by another runner): writes turned back on at the source now would be lost`,
-      hint: `Do not turn the source's writes back on. See where the fleet is (syncbook status ${named}); once the destination takes writes (canWrite true on the first process, which the runbook marks startedFirst: another process's canWrite is not valid; else every instance COMMITTED), move the application to the destination.`,
+      hint: byHand(
+        run,
+        "fleet",
+        `Do not turn the source's writes back on. See where the fleet is (syncbook status ${named}); once the destination takes writes (canWrite true on the first process, which the runbook marks startedFirst: another process's canWrite is not valid; else every instance COMMITTED), move the application to the destination.`,
+      ),
     };
   return {
     committed: false,
     reason: `the undo of ${step} was not run, so application writes stay STOPPED: the fleet could not be read as a whole before commit (${verdict.reason}), and a commit may have reached it outside this run`,
-    hint: `Once every instance answers (syncbook status ${named}), and if none is COMMITTING or COMMITTED, turn writes back on with: syncbook run ${target} --abort (it reads the fleet again first); or go on with the cutover: syncbook run ${target} --resume.`,
+    hint: byHand(
+      run,
+      "fleet",
+      `Once every instance answers (syncbook status ${named}), and if none is COMMITTING or COMMITTED, turn writes back on with: syncbook run ${target} --abort (it reads the fleet again first); or go on with the cutover: syncbook run ${target} --resume.`,
+    ),
   };
 }
 

@@ -176,7 +176,16 @@ export type {
   StepTiming,
 } from "./kit/define.js";
 export { UNDO_TIMEOUT_MS } from "./kit/define.js";
-export { StepFailure, StepTimeout, FORCE_CHECKS, newIdentityMemory, timeoutHint } from "./kit/context.js";
+export {
+  StepFailure,
+  StepTimeout,
+  FORCE_CHECKS,
+  newIdentityMemory,
+  timeoutHint,
+  byHand,
+  realRunOr,
+  REHEARSE_FROM_THE_START,
+} from "./kit/context.js";
 export type {
   StepContext,
   RunContext,

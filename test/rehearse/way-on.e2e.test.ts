@@ -3,16 +3,48 @@
  * verifier's hints said "restart the verifier, and run again with --resume", which pasted acts on
  * the runbook's real fleet, or is refused for want of a journal a rehearsal never writes. Driven
  * by the rehearsal's own verifier faults: writesOff refused for a cluster time (src/steps/kit/
- * verifier.ts `refused`) and a progress with an error (`VerifierReader.read`).
+ * verifier.ts `refused`) and a progress with an error (`VerifierReader.read`). And outside a
+ * step's hint (`realRunOr`): the unwind's decision after a commit sent (refused, split, in doubt),
+ * the run's end after `rehearse --from commit`, continueOnError's warning, a forced exit.
  */
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
-import { cli, CUTOVER, runbookFor, sim, tempDir, writeRunbook } from "../support/run.js";
+import { inPty } from "../support/pty.js";
+import { until } from "../support/sim.js";
+import { cli, COMMIT, CUTOVER, READY, runbookFor, sim, START, STOP, tempDir, writeRunbook } from "../support/run.js";
 
 const sims: Simulator[] = [];
+const leftovers: number[] = [];
 afterEach(async () => {
   await Promise.all(sims.splice(0).map((s) => s.close()));
+  for (const pid of leftovers.splice(0)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // gone, as it should be
+    }
+  }
 });
+
+/** A real run's way on: pasted, it acts on the runbook's real fleet, or is refused for want of a journal. */
+const REAL = /syncbook (run|status)|--resume|--abort|--from/;
+
+/**
+ * The lines of a rehearsal's output that name a real run's way on, but those that echo its own
+ * `--from` (a step skipped before it; the commit's hint that a `--from` past the stop skips it).
+ */
+const realWaysOn = (all: string): string[] =>
+  all.split("\n").filter((l) => REAL.test(l) && !/skipped: before --from$|\(a --from past it skips it\)/.test(l));
+
+/** A runbook against a simulator of `instances` (the rehearsal starts its own, shaped like it). */
+async function runbookOf(instances: number, steps: string): Promise<{ dir: string; file: string }> {
+  const s = await sim({ instances });
+  sims.push(s);
+  const dir = tempDir();
+  return { dir, file: writeRunbook(dir, runbookFor(s, steps).replace("timeout: 20s", "timeout: 20m")) };
+}
 
 /** The failing step's hint, as the rehearsal prints it. */
 const hintOf = (all: string): string | undefined => /✖ \[\d+\/\d+\][^\n]*failed[\s\S]*?hint: (.*)/.exec(all)?.[1];
@@ -36,4 +68,104 @@ describe("a rehearsal that fails at the verifier", () => {
       expect(r.all).not.toContain("syncbook run");
       expect(r.all).not.toContain("--resume");
     }, 90_000);
+});
+
+describe("a rehearsal names no real run's way on outside a step's hint either", () => {
+  // an outside review: its end said "stop writes again, then go on: syncbook run rb.yaml --from
+  // stop-writes" and "syncbook status rb.yaml offers --abort"
+  it("`rehearse --from commit`, refused for want of a write stop: the rehearsal again from the first step", async () => {
+    const { dir, file } = await runbookOf(1, CUTOVER);
+    const r = await cli(["rehearse", file, "--renderer", "simple", "--yes", "--from", "commit"], { cwd: dir });
+    expect(r.code, r.all).toBe(3);
+    expect(r.all).toMatch(/✖ \[6\/8\] Commit failed in \d+ms: refused \(writes-stopped\)/);
+    expect(realWaysOn(r.all), r.all).toEqual([]);
+    expect(r.all).toContain(
+      "\n  rehearse again from the first step: each rehearsal's simulator starts afresh, so one that starts at a later step has neither the sync nor the write stop of the steps before it\n",
+    );
+  }, 90_000);
+
+  // the unwind's decision after a commit was sent said "complete it with --resume", "until you
+  // resume, or --abort" and "(syncbook status, or --resume, which reads it first)"
+  for (const [what, instances, fault, said] of [
+    [
+      "refused by every instance",
+      1,
+      "commit-refused=0",
+      "✓ undo: commit was sent and every instance refused it: nothing is undone here, writes stay stopped\n",
+    ],
+    [
+      "split",
+      2,
+      "commit-refused=1",
+      "nothing is undone, writes stay stopped (the instances that have the commit must not see writes)\n",
+    ],
+    [
+      "in doubt",
+      1,
+      "reset=1@*/commit",
+      "the fleet tells whether it took effect (the rehearsal's verdict below says whether it did)\n",
+    ],
+  ] as const)
+    it(`a commit sent and not taken (${what}): the unwind's decision names no --resume, --abort or status`, async () => {
+      const { dir, file } = await runbookOf(instances, CUTOVER);
+      const r = await cli(["rehearse", file, "--renderer", "simple", "--yes", "--fault", fault], { cwd: dir });
+      expect(r.code, r.all).toBe(1);
+      expect(r.all).toMatch(/✖ \[6\/8\] Commit failed/);
+      expect(realWaysOn(r.all), r.all).toEqual([]);
+      expect(r.all).toContain(said);
+    }, 90_000);
+
+  // it said "(--resume would not run this step again)"
+  it("a step that failed under continueOnError: the warning names no --resume", async () => {
+    const { dir, file } = await runbookOf(
+      1,
+      `${START}${READY}  - { id: paused, waitFor: { state: PAUSED }, timeout: 30s, continueOnError: true }\n${STOP}${COMMIT}`,
+    );
+    const r = await cli(["rehearse", file, "--renderer", "simple", "--yes"], { cwd: dir });
+    expect(realWaysOn(r.all), r.all).toEqual([]);
+    expect(r.all).toContain("warn: step paused failed; continueOnError lets the run go on\n");
+  }, 90_000);
+
+  // a forced exit (Ctrl-C twice at a terminal) during an undo said "--abort runs the undos still
+  // owed …; --resume goes on with the cutover … go on later only with syncbook run … --from"
+  it("a forced exit during an undo: what it says of writes, then the rehearsal again", async () => {
+    const { dir, file } = await runbookOf(
+      1,
+      `${STOP}  - id: pause
+    hook:
+      use: shell
+      with: { command: [node, -e, "0"] }
+      undo: { use: shell, with: { command: [node, slow-undo.mjs, pids.json] }, timeout: 2m }
+  - { id: never, waitFor: { state: COMMITTED }, timeout: 60m }
+`,
+    );
+    // an undo that is slow, and writes its pid (and its child's) once it runs
+    writeFileSync(
+      join(dir, "slow-undo.mjs"),
+      `import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+const child = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" });
+writeFileSync(process.argv[2], JSON.stringify([process.pid, child.pid]));
+setTimeout(() => {}, 60000);
+`,
+    );
+    const pids = join(dir, "pids.json");
+    const run = inPty(["rehearse", file, "--renderer", "simple", "--yes", "--keep-hooks"], { cwd: dir });
+    await run.waitFor(/\[3\/3\]/, 30_000);
+    run.type("\x03");
+    await until(() => existsSync(pids) && readFileSync(pids, "utf8").length > 2, 20_000);
+    leftovers.push(...(JSON.parse(readFileSync(pids, "utf8")) as number[]));
+    // two within a few hundred milliseconds count as one
+    await new Promise((r) => setTimeout(r, 600));
+    run.type("\x03");
+    const { output } = await run.done;
+    const out = output.replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[A-Za-z]`, "g"), "").replace(/\r/g, "");
+    expect(realWaysOn(out), out).toEqual([]);
+    expect(out).toContain(
+      'forced exit: the undo of step 2 "pause" (shell) was running and was killed with its processes',
+    );
+    expect(out).toContain(
+      "forced exit: writes are still stopped: the undo of step 1 \"stop-writes\" did not run. These writes are the rehearsal's simulated application's, stopped with it, unless the rehearsal ran the runbook's own hooks (--keep-hooks): then check the application's writers, and turn them back on by hand where its stop left them off. Then rehearse again.",
+    );
+  }, 90_000);
 });

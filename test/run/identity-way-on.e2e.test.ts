@@ -415,7 +415,7 @@ describe("a fleet-identity refusal", () => {
     expect(hintOf(r.all), r.all).toMatch(/then rehearse again\.$/);
     expect(r.all).toMatch(/application writes stay STOPPED: the fleet could not be read as a whole before commit/);
     expect(r.all).toContain(
-      "hint: The fleet is the rehearsal's simulator, stopped with it: see why above, then rehearse again.",
+      "hint: The fleet is the rehearsal's simulator, stopped with the rehearsal: see why above, then rehearse again.",
     );
     expect(r.all).not.toMatch(/syncbook (run|status)/);
     expect(r.all).not.toContain("--resume");

@@ -111,6 +111,7 @@ describe("an undo that started after the journal failed, the journal not marked 
 });
 
 describe("forcedReport: what a forced exit left of writes", () => {
+  const RUN = { mode: "run" as const, target: "rb.yaml" };
   // an adversarial run: a forced exit after the commit left said nothing of the way on
   it("after the commit: nothing undone, and the --resume that goes on, with the runbook", () => {
     const lines = forcedReport(
@@ -118,7 +119,7 @@ describe("forcedReport: what a forced exit left of writes", () => {
       memory({ commitSent: true, writesStopped: true }),
       new Set(),
       steps,
-      "rb.yaml",
+      RUN,
     );
     expect(lines).toContain(
       "writes: commit was sent, so nothing is undone: writes stay as they are (stopped, if a stopWrites ran). syncbook run rb.yaml --resume goes on with the cutover: it reads the fleet and never sends the commit twice",
@@ -133,7 +134,7 @@ describe("forcedReport: what a forced exit left of writes", () => {
   it("a stop that did not hold (its hook failed), its undo not run: may be stopped, --resume runs the stop again; never 'still stopped'", () => {
     const undo = new UndoStack();
     undo.push(stopEntry as never);
-    const lines = forcedReport(undo, memory({ writesStopped: false }), new Set(), steps, "rb.yaml");
+    const lines = forcedReport(undo, memory({ writesStopped: false }), new Set(), steps, RUN);
     expect(lines.join("\n")).toContain(
       'writes may be stopped: the stop of step 2 "stop writes" did not hold (it failed, or its writes were not seen stopped), and its undo did not run.',
     );
@@ -142,7 +143,7 @@ describe("forcedReport: what a forced exit left of writes", () => {
   it("a stop that held, its undo not run: still stopped, and by hand only with --from the stop", () => {
     const undo = new UndoStack();
     undo.push(stopEntry as never);
-    const lines = forcedReport(undo, memory({ writesStopped: true }), new Set(), steps, "rb.yaml").join("\n");
+    const lines = forcedReport(undo, memory({ writesStopped: true }), new Set(), steps, RUN).join("\n");
     expect(lines).toContain('writes are still stopped: the undo of step 2 "stop writes" did not run.');
     expect(lines).toContain("go on later only with syncbook run rb.yaml --from 'stop writes'");
   });
@@ -153,7 +154,7 @@ describe("forcedReport: what a forced exit left of writes", () => {
     const other = { ...stopEntry, step: { ...stopEntry.step, index: 0, id: "drained", kind: "hook" } };
     undo.push(other as never);
     const at = (started: number[], ok: number[]) =>
-      forcedReport(undo, memory({ writesStopped: true }), new Set(ok), steps, "rb.yaml", new Set(started)).join("\n");
+      forcedReport(undo, memory({ writesStopped: true }), new Set(ok), steps, RUN, new Set(started)).join("\n");
     expect(at([1], [])).toContain(
       'writes may still be stopped, or partly back on: the undo of step 2 "stop writes" failed. Check the application\'s writers, then run syncbook run rb.yaml --abort (it runs that undo again) or syncbook run rb.yaml --resume (it runs the stop again before its commit), or turn them back on by hand',
     );
@@ -170,5 +171,27 @@ describe("forcedReport: what a forced exit left of writes", () => {
     );
     expect(at([1], [])).not.toContain("writes are still stopped");
     expect(at([], [])).toContain('writes are still stopped: the undo of step 2 "stop writes" did not run.');
+  });
+  // an outside review: a rehearsal's forced exit named `syncbook run … --resume`, `--abort` and
+  // `--from`, which pasted act on the runbook's real fleet (a rehearsal journals nothing)
+  it("a rehearsal's: what it says of writes, and the rehearsal again, never a real run's way on", () => {
+    const REHEARSE = { ...RUN, mode: "rehearse" as const };
+    const undo = new UndoStack();
+    undo.push(stopEntry as never);
+    const said = [
+      forcedReport(new UndoStack(), memory({ commitSent: true, writesStopped: true }), new Set(), steps, REHEARSE),
+      forcedReport(undo, memory({ writesStopped: false }), new Set(), steps, REHEARSE),
+      forcedReport(undo, memory({ writesStopped: true }), new Set(), steps, REHEARSE),
+      forcedReport(undo, memory({ writesStopped: true }), new Set(), steps, REHEARSE, new Set([1])),
+    ].map((lines) => lines.join("\n"));
+    for (const lines of said) {
+      expect(lines).not.toMatch(/syncbook (run|status)|--resume|--abort|--from/);
+      expect(lines).toMatch(/Then rehearse again\.$/);
+    }
+    expect(said[0]).toContain(
+      "writes: commit was sent, so nothing is undone: writes stay as they are (stopped, if a stopWrites ran). These writes are the rehearsal's simulated application's",
+    );
+    expect(said[2]).toContain('writes are still stopped: the undo of step 2 "stop writes" did not run. These writes');
+    expect(said[3]).toContain('the undo of step 2 "stop writes" failed. These writes');
   });
 });

@@ -16,6 +16,8 @@ import { ServiceError, TransportError } from "../../src/api/index.js";
 import { StepFailure } from "../../src/steps/index.js";
 import {
   byHand,
+  realRunOr,
+  REHEARSE_FROM_THE_START,
   simulatorWayOn,
   timeoutHint,
   wayOn,
@@ -168,6 +170,15 @@ describe("wayOn: the way on, by the run's mode", () => {
     expect(simulatorWayOn("verifier")).toBe(
       "The verifier is the simulator's, stopped with the rehearsal: see why above, then rehearse again.",
     );
+  });
+
+  it("realRunOr: a run's words (or lines) in a run and a resume, a rehearsal's in a rehearsal", () => {
+    expect(realRunOr(RUN, "; complete it with --resume", "")).toBe("; complete it with --resume");
+    expect(realRunOr(RESUME, ["a", "b"], [])).toEqual(["a", "b"]);
+    expect(realRunOr(REHEARSE, "; complete it with --resume", "")).toBe("");
+    expect(realRunOr(REHEARSE, ["a", "b"], [REHEARSE_FROM_THE_START])).toEqual([REHEARSE_FROM_THE_START]);
+    expect(REHEARSE_FROM_THE_START).toMatch(/^rehearse again from the first step: /);
+    expect(REHEARSE_FROM_THE_START).not.toMatch(/syncbook (run|status)|--resume|--abort|--from/);
   });
 
   it("timeoutHint builds on it: a real run's two commands, a rehearsal's none", () => {

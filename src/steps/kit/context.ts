@@ -332,8 +332,28 @@ export function simulatorWayOn(of: "fleet" | "verifier"): string {
  * `wayOn` it names); in a rehearsal `simulatorWayOn`.
  */
 export function byHand(run: Pick<RunContext, "mode">, of: "fleet" | "verifier", real: string): string {
-  return run.mode === "rehearse" ? simulatorWayOn(of) : real;
+  return realRunOr(run, real, simulatorWayOn(of));
 }
+
+/**
+ * Words outside a step's hint (the unwind's decisions, a forced exit's report, the run's end) that
+ * name a real run's way on, plain as those lines print them (`syncbook run … --abort`, `--resume`,
+ * `--from`, `syncbook status`): `real` in a run or a resume, `rehearsal` in a rehearsal, whose
+ * fleet is its simulator, stopped with it, and which journals nothing (each pasted acts on the
+ * runbook's real fleet, or is refused for want of a journal). Lines as well as words: `[]` says
+ * nothing. test/steps/way-on.test.ts allows those words only in `real` (and `byHand`'s).
+ */
+export function realRunOr<T>(run: Pick<RunContext, "mode">, real: T, rehearsal: T): T {
+  return run.mode === "rehearse" ? rehearsal : real;
+}
+
+/**
+ * A rehearsal's way on after a refusal whose run's way on is a run from an earlier step (`--from`
+ * its write stop): each rehearsal's simulator starts afresh, so one that begins at a later step
+ * has neither the sync nor the write stop of the steps before it.
+ */
+export const REHEARSE_FROM_THE_START =
+  "rehearse again from the first step: each rehearsal's simulator starts afresh, so one that starts at a later step has neither the sync nor the write stop of the steps before it";
 
 /**
  * The way on after a step ran out of time, after `lead` (what to look at first, or ""): a raised
