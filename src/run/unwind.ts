@@ -137,7 +137,7 @@ export function writesAfterJournalFailure(
     if (memory.commitSent || !memory.writesStopped) return { message: failure.message, hint: resume };
     return {
       message: `${failure.message}; application writes are STILL STOPPED (no undo ran, and the journal says so)`,
-      hint: `Free disk space, then run again with --resume (the journal says writes are stopped, which is true): syncbook run ${target} --resume. ${byHandThenFrom(target, inForce ?? lastStopBefore(steps, failure.step))}`,
+      hint: stillStoppedHint(target, inForce ?? lastStopBefore(steps, failure.step)),
     };
   }
   const started = steps.filter((s) => undo.started.has(s.index));
@@ -180,6 +180,15 @@ export function byHandThenFrom(target: string, stop: { id: string } | undefined)
   return `If writes cannot wait for that, turn them back on by hand; the journal will still say they are stopped, so go on later only with ${from} (it stops them again before its commit), never --resume, which would commit while they flow.`;
 }
 
+/**
+ * After the journal failed with no undo run since, writes stopped as it says: `--resume` once
+ * space is freed, and by hand only with a run `--from` the stop (`byHandThenFrom`). A rehearsal
+ * journals nothing: a run's alone.
+ */
+function stillStoppedHint(target: string, stop: { id: string } | undefined): string {
+  return `Free disk space, then run again with --resume (the journal says writes are stopped, which is true): syncbook run ${target} --resume. ${byHandThenFrom(target, stop)}`;
+}
+
 /** Why an unwind did not turn writes back on: what the fleet showed, and the way on. */
 export interface WritesKeptOff {
   reason: string;
@@ -197,6 +206,10 @@ export interface UnwindJournal {
   /** Marks the journal untrusted; returns why it could not (undefined: marked). */
   distrust?(): string | undefined;
 }
+
+/** Said when the journal cannot record the undos and was marked untrusted first (a rehearsal journals nothing). */
+const JOURNAL_DISTRUSTED =
+  "the journal cannot record the undos: it is marked untrusted (its witness emptied), so --resume will refuse it; the way on is a new run --from the write stop";
 
 export async function unwind(
   run: RunContext,
@@ -247,7 +260,7 @@ export async function unwind(
       const keptOff: WritesKeptOff = {
         committed: false,
         reason: `the undos were not run, so application writes stay STOPPED: the journal cannot record them, and it could not be marked untrusted either (${why}): an undo it does not know of would leave it saying writes are stopped while they are on`,
-        hint: `Free disk space, then run again with --resume (the journal says writes are stopped, which is true): syncbook run ${target} --resume. ${byHandThenFrom(target, stops.at(-1)!.entry.step)}`,
+        hint: stillStoppedHint(target, stops.at(-1)!.entry.step),
       };
       run.say("decision", { kind: "undo", ok: false, check: "journal", reason: keptOff.reason });
       return { keptOff, started };
@@ -257,8 +270,7 @@ export async function unwind(
       kind: "undo",
       ok: true,
       check: "journal",
-      reason:
-        "the journal cannot record the undos: it is marked untrusted (its witness emptied), so --resume will refuse it; the way on is a new run --from the write stop",
+      reason: JOURNAL_DISTRUSTED,
     });
   }
   run.say("decision", {
