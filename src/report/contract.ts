@@ -302,8 +302,13 @@ export interface Report {
    * neither when a `--from` run carried it, `verifier.carried`, from an earlier journal this report
    * does not hold); otherwise `verified: false` and why. A report never calls a cutover without it safe.
    */
-  /** `filter`: verified with the check's filter (JSON), only the documents it matches. */
-  verification: { verified: boolean; why?: string; t?: number; step?: string; filter?: string };
+  /**
+   * `filter`: verified with the check's filter (JSON), only the documents it matches. `headline`:
+   * the verdict in capitals (`VERIFIED`, `VERIFIED (FILTERED)`, `NOT VERIFIED`) where every output
+   * says it, the banner and the title too (src/steps/kit/earned.ts `verificationShown`: the
+   * destination may take writes, or the last run ended ok at the runbook's end); absent before.
+   */
+  verification: { verified: boolean; why?: string; t?: number; step?: string; filter?: string; headline?: string };
   message?: string;
   /** The last run was `--abort`: the operator called the cutover off (its undos ran, nothing was sent). */
   aborted?: true;

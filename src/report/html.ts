@@ -250,7 +250,8 @@ function banner(report: Report): string {
   // "FAILED AFTER COMMIT" alone reads as the destination taking writes, which a reverse that
   // reached the fleet has ended (the paragraph below says how; the run's job summary says so too)
   if (report.reverseInDoubt) headline += " · REVERSE IN DOUBT";
-  const verdict = verdictWords(report);
+  // the verdict where every output says it (src/steps/kit/earned.ts `verificationShown`)
+  const verdict = report.verification.headline;
   if (verdict !== undefined) headline += ` · ${verdict}`;
   const hint = failed?.hint && !report.aborted ? `<p class="hint">hint: ${esc(failed.hint)}</p>` : "";
   const stuck = report.committed ? undefined : writesLeftStopped(report);
@@ -292,21 +293,6 @@ ${detail ? `<p>${esc(detail)}</p>` : ""}${msg}${hint}${stuck ? stuckWrites(repor
 /** The --to step a run that ended ok stopped at, its cutover not committed: open, its later steps not run. */
 const stoppedAt = (report: Report): string | undefined =>
   report.outcome === "ok" && !report.committed ? report.runs.at(-1)?.to : undefined;
-
-/**
- * Whether the cutover is verified, in a headline's capitals (the banner's and the title's), where it must say it: wherever the
- * destination may take writes (committed, or a commit in doubt), however the run ended, and after
- * a run that ended ok, unless it stopped at --to before a commit (its cutover goes on). The
- * verdict is the one rule's (`report.verification`, src/steps/kit/earned.ts `verification`).
- * "FAILED AFTER COMMIT" alone (a verify that refused the result) left the verdict to the facts
- * below, where the job summary and the run's end said "not verified" on their first line (a review).
- */
-function verdictWords(report: Report): string | undefined {
-  const mayTakeWrites = report.committed || report.commitInDoubt !== undefined;
-  if (!mayTakeWrites && (report.outcome !== "ok" || stoppedAt(report) !== undefined)) return undefined;
-  const v = report.verification;
-  return v.verified ? (v.filter !== undefined ? "VERIFIED (FILTERED)" : "VERIFIED") : "NOT VERIFIED";
-}
 
 /** The last stopWrites whose last undo failed: the application is still down (the run's summary and `status` say the same). */
 function writesLeftStopped(report: Report): UndoLeftStopped | undefined {
@@ -758,7 +744,7 @@ export function renderHtml(report: Report): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="syncbook report v${report.version}">
-<title>${esc(`${report.outcome === "ok" ? (stoppedAt(report) !== undefined ? `STOPPED AT --to ${stoppedAt(report)}` : report.committed ? "COMMITTED" : "OK") : report.aborted ? abortWords({ exitCode: report.exitCode ?? 1, ...(report.undoKeptOff ? { undoKeptOff: true } : {}) }) : report.outcome.toUpperCase()}${report.commitInDoubt ? " · COMMIT IN DOUBT" : ""}${report.reverseInDoubt ? " · REVERSE IN DOUBT" : ""}${verdictWords(report) === undefined ? "" : ` · ${verdictWords(report)}`} · ${report.runbook} · syncbook report`)}</title>
+<title>${esc(`${report.outcome === "ok" ? (stoppedAt(report) !== undefined ? `STOPPED AT --to ${stoppedAt(report)}` : report.committed ? "COMMITTED" : "OK") : report.aborted ? abortWords({ exitCode: report.exitCode ?? 1, ...(report.undoKeptOff ? { undoKeptOff: true } : {}) }) : report.outcome.toUpperCase()}${report.commitInDoubt ? " · COMMIT IN DOUBT" : ""}${report.reverseInDoubt ? " · REVERSE IN DOUBT" : ""}${report.verification.headline === undefined ? "" : ` · ${report.verification.headline}`} · ${report.runbook} · syncbook report`)}</title>
 <style>${CSS}</style>
 </head>
 <body>

@@ -13,7 +13,7 @@ import { formatDuration } from "../runbook/duration.js";
 import { createClockCorrector, jumpWarning } from "./durations.js";
 import { ServiceVersionReader, declaredMismatch } from "./service-version.js";
 import { redactLeaves, redactSecretFields as redactValue, stripUserinfo } from "../redact.js";
-import { verification } from "../steps/index.js";
+import { modelVerification, verificationShown } from "../steps/index.js";
 import {
   REPORT_VERSION,
   type InstanceSeries,
@@ -497,25 +497,22 @@ export class ReportBuilder {
 
   /**
    * Verified, or why not, by the one rule (src/steps/kit/earned.ts `verification`) on what the read
-   * model holds the runs that count earned (`cutover.verified`, src/model/fold.ts).
+   * model holds the runs that count earned (`cutover.verified`, src/model/fold.ts), asked as the
+   * watch page asks it (`modelVerification`); the headline's words where it is said (`verificationShown`).
    */
-  #verification(steps: readonly ReportStep[], model: CutoverModel): Report["verification"] {
+  #verification(model: CutoverModel): Report["verification"] {
     const earned = model.cutover.verified;
-    const v = verification({
-      passed: earned !== undefined,
-      kinds: steps.map((s) => s.kind),
-      reversed: model.cutover.verificationReversed,
-      stopped: model.windows.at(-1)?.stoppedInCommit,
-      filter: earned?.filter,
-      failed: model.cutover.verifyFailed,
-    });
+    const v = modelVerification(model);
+    const shown = verificationShown(model);
+    const headline = shown !== undefined ? { headline: shown.headline } : {};
     // the why may quote a verify step's error: userinfo stripped again, as the steps' errors are
-    if (!v.verified) return { verified: false, why: stripUserinfo(v.why) };
+    if (!v.verified) return { verified: false, why: stripUserinfo(v.why), ...headline };
     return {
       verified: true,
       ...(v.filter !== undefined ? { filter: v.filter } : {}),
       ...(earned?.at !== undefined ? { t: this.#t(earned.at) } : {}),
       ...(earned?.step !== undefined ? { step: earned.step } : {}),
+      ...headline,
     };
   }
 
@@ -577,7 +574,7 @@ export class ReportBuilder {
             },
           }
         : {}),
-      verification: this.#verification(steps, model),
+      verification: this.#verification(model),
       steps,
       requests: reqs,
       decisions,

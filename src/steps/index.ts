@@ -200,7 +200,15 @@ export type {
   EarlierHooks,
 } from "./kit/context.js";
 export { observeIdentity } from "./kit/fleet-ops.js";
-export { COMMIT_WRITES_FORCED, filteredWords, verification, verificationText, verifierEarned } from "./kit/earned.js";
+export {
+  COMMIT_WRITES_FORCED,
+  filteredWords,
+  modelVerification,
+  verification,
+  verificationShown,
+  verificationText,
+  verifierEarned,
+} from "./kit/earned.js";
 export { writesOnVerdict, BEFORE_COMMIT, type WritesOnVerdict } from "./kit/writes-on.js";
 export { whileWatching } from "./kit/watch.js";
 export type { Flow, SequenceOutcome, SequenceStep } from "./kit/sequence.js";

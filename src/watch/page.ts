@@ -81,9 +81,11 @@ function render() {
   const runner = [el("p", r.headline, r.state === "running" ? "ok" : "muted")];
   if (!r.alarm && r.left.length) runner.push(el("p", "State: " + r.left.join(" · ")));
   if (r.next && !r.alarm) { const p = el("p", "Next: "); p.append(el("code", r.next)); runner.push(p); }
-  // the destination may take writes: whether the cutover is verified, beside how its run ended (the
-  // state's verdict, in its words); the verifier's section alone said it, and not at all without a verifier read
-  if (s.verification && (m.cutover.committed || r.commitInDoubt)) runner.push(el("p", "verification: " + s.verification.text, s.verification.verified ? "ok" : "bad"));
+  // where every output says the verdict (the state's headline: the destination may take writes, or
+  // the last run ended ok), whether the cutover is verified, beside how its run ended, in its words;
+  // the verifier's section alone said it, and not at all without a verifier read
+  const said = s.verification && s.verification.headline !== undefined;
+  if (said) runner.push(el("p", "verification: " + s.verification.text, s.verification.verified ? "ok" : "bad"));
   fill("runner", runner);
   // the write-stop window: the application's downtime
   const w = m.window;

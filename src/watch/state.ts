@@ -13,7 +13,7 @@ import { redactLeaves } from "../redact.js";
 import type { LiveView } from "./live.js";
 import type { RunnerVerdict } from "./runner.js";
 import type { DeadManRecord } from "./dead-man.js";
-import { verification, verificationText } from "../steps/index.js";
+import { modelVerification, verificationShown, verificationText } from "../steps/index.js";
 
 /** 1: the first shape (issue 38). A change a reader of the JSON could notice raises it. */
 export const WATCH_FORMAT = 1;
@@ -41,6 +41,12 @@ export interface WatchState {
   verification: ({ verified: true; filter?: string } | { verified: false; why: string }) & {
     /** In the words every output uses (`verificationText`). */
     text: string;
+    /**
+     * The verdict in capitals where every output says it (`verificationShown`: the destination may
+     * take writes, or the last run ended ok at the runbook's end), as report.html's banner does;
+     * absent before. The page's runner section and cutover line say it then.
+     */
+    headline?: string;
   };
 }
 
@@ -107,15 +113,9 @@ export function buildState(p: {
 
 /** Whether the cutover is verified, as the report asks it (src/report/model.ts), in the one wording. */
 function verdict(m: CutoverModel): WatchState["verification"] {
-  const v = verification({
-    passed: m.cutover.verified !== undefined,
-    kinds: m.steps.map((s) => s.kind),
-    reversed: m.cutover.verificationReversed,
-    stopped: m.windows.at(-1)?.stoppedInCommit,
-    filter: m.cutover.verified?.filter,
-    failed: m.cutover.verifyFailed,
-  });
-  return { ...v, text: verificationText(v) };
+  const v = modelVerification(m);
+  const shown = verificationShown(m);
+  return { ...v, text: verificationText(v), ...(shown !== undefined ? { headline: shown.headline } : {}) };
 }
 
 function sentTo(m: CutoverModel): ReadonlySet<string> {

@@ -64,11 +64,13 @@ describe("a reverse ends the verification before it", () => {
     expect(checks(), r.all).toBe(1);
     expect(s.control.state().instances.map((i) => i.state)).toEqual(["COMMITTED"]);
     const json = JSON.parse(readFileSync(join(report, "report.json"), "utf8")) as {
-      verification: { verified: boolean; why?: string };
+      verification: { verified: boolean; why?: string; headline?: string };
     };
+    // committed: the banner's verdict too (src/steps/kit/earned.ts verificationShown)
     expect(json.verification).toEqual({
       verified: false,
       why: expect.stringMatching(/^a reverse was sent \(step rollback\)/) as unknown,
+      headline: "NOT VERIFIED",
     });
     const st = await cli(["status", file, "--journal-dir", jd], { cwd: dir });
     expect(st.stdout, st.all).toMatch(/not verified/);

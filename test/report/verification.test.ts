@@ -91,7 +91,7 @@ describe("a --from run's carried verification (verifier.carried)", () => {
 
   it("its own report, without the earlier run that passed verify: verified, as its run ended", () => {
     expect(carried({}, true)).toMatchObject({ verified: false });
-    expect(carried(passed, true)).toEqual({ verified: true });
+    expect(carried(passed, true)).toEqual({ verified: true, headline: "VERIFIED" });
   });
 
   it("the cutover's report, with that run: the verify step it passed is kept", () => {
@@ -102,6 +102,7 @@ describe("a --from run's carried verification (verifier.carried)", () => {
     expect(carried({ check: { answered: "ok", at: 1 } })).toEqual({
       verified: false,
       why: "no `verify` step passed on this cutover's verification result",
+      headline: "NOT VERIFIED",
     });
     expect(carried({ reversed: "rollback" }).why).toMatch(/^a reverse was sent \(step rollback\)/);
   });
@@ -205,7 +206,7 @@ describe("a verify step that failed: the report says why the cutover is not veri
 
   it("report.json's why, the HTML's verification fact and banner, and junit", () => {
     const r = refused();
-    expect(r.verification).toEqual({ verified: false, why: WHY });
+    expect(r.verification).toEqual({ verified: false, why: WHY, headline: "NOT VERIFIED" });
     const html = renderHtml(r);
     expect(html).toContain(`<dt>verification</dt><dd>${esc(`not verified (${WHY})`)}</dd>`);
     expect(html).toContain(esc(` It is not verified: ${WHY}; the documentation says`));

@@ -79,7 +79,11 @@ ${VERIFY}  - { id: hello, notify: "done with \${vars.who}" }
     // lint said so before the window
     expect(r.all).toMatch(/commit-without-verify/);
     const report = JSON.parse(readFileSync(join(dir, "out", "report.json"), "utf8")) as Report;
-    expect(report.verification).toEqual({ verified: false, why: "the runbook has no `verify` step" });
+    expect(report.verification).toEqual({
+      verified: false,
+      why: "the runbook has no `verify` step",
+      headline: "NOT VERIFIED",
+    });
     const html = readFileSync(join(dir, "out", "report.html"), "utf8");
     expect(html).toMatch(/COMMITTED · NOT VERIFIED/);
     expect(html).not.toMatch(/Every step succeeded and the sync was committed\.<\/p>/);

@@ -584,7 +584,7 @@ describe("status's verdict: the one rule's, once, in the report's words", () => 
       ]),
     );
     const why = `no \`verify\` step passed on this cutover's verification result: step 2 "verify" failed: ${ERROR}`;
-    expect(report).toEqual({ verified: false, why });
+    expect(report).toEqual({ verified: false, why, headline: "NOT VERIFIED" });
     expect(j.verification).toEqual({ verified: false, why, text: verificationText(report) });
     expect(j.finished?.verified).toBe(false);
     expect(lines.filter((l) => l.startsWith("  run ended "))).toEqual([

@@ -149,13 +149,18 @@ describe("a verifier that skipped DDL on the source (--ddlHandling warnMost)", (
     expect(s.text).not.toMatch(/yet \(this cutover's own check runs\)/);
     expect(s.text).not.toMatch(/verification: verified/);
     // the report and the page say why, as the run's end and status do: the verify step's refusal
-    expect(report(dir).verification).toEqual({ verified: false, why });
+    expect(report(dir).verification).toEqual({ verified: false, why, headline: "NOT VERIFIED" });
     expect(html(dir)).toContain(`<dt>verification</dt><dd>${escapeXml(`not verified (${why})`)}</dd>`);
     // committed, then refused: the report's headline and title say NOT VERIFIED, not "FAILED AFTER COMMIT" alone
     expect(html(dir)).toMatch(/<h1>FAILED AFTER COMMIT · NOT VERIFIED <span class="runbook">/);
     expect(html(dir)).toMatch(/<title>FAILED · NOT VERIFIED · [^<]* · syncbook report<\/title>/);
     const page: WatchState = await watchState(["rb.yaml"], dir);
-    expect(page.verification).toEqual({ verified: false, why, text: `not verified (${why})` });
+    expect(page.verification).toEqual({
+      verified: false,
+      why,
+      text: `not verified (${why})`,
+      headline: "NOT VERIFIED",
+    });
     // committed: the page's runner section says that verdict beside the run's end (test/watch/page.test.ts)
     expect(page.model.cutover.committed).toBe(true);
     expect(page.runner.state).toBe("finished");
@@ -208,6 +213,10 @@ describe("a verifier that skipped DDL on the source (--ddlHandling warnMost)", (
     expect(s.json.journal.finished?.verified ?? false).toBe(false);
     expect(s.text).toContain(`verification: not verified (${failed}`);
     expect(s.text).not.toMatch(/verification: verified/);
-    expect(report(dir).verification).toEqual({ verified: false, why: expect.stringContaining(failed) });
+    expect(report(dir).verification).toEqual({
+      verified: false,
+      why: expect.stringContaining(failed),
+      headline: "NOT VERIFIED",
+    });
   }, 180_000);
 });

@@ -669,11 +669,13 @@ describe("stateLeft", () => {
       ["a", "commit sent"],
       ["b", undefined],
     ]);
-    // the verdict, as the report asks it (earned.ts `verification`): no verify step here
+    // the verdict, as the report asks it (earned.ts `verification`): no verify step here; said in
+    // capitals too, since the commit may have taken effect (`verificationShown`)
     expect(page.verification).toEqual({
       verified: false,
       why: "the runbook has no `verify` step",
       text: "not verified (the runbook has no `verify` step)",
+      headline: "NOT VERIFIED",
     });
     // a verify that passed on this cutover's result (the model's `cutover.verified`), a filter's too
     const verified = { ...one, cutover: { ...one.cutover, verified: { at: at(3000), step: "v", filter: '{"a":1}' } } };
@@ -697,6 +699,7 @@ describe("stateLeft", () => {
       verified: false,
       why,
       text: `not verified (${why})`,
+      headline: "NOT VERIFIED",
     });
     // another endpoint, the verifier, or a GET: no commit
     const other = killedModel([

@@ -32,6 +32,8 @@ import { formatDuration } from "../../runbook/duration.js";
 import type { VerifierNeed, VerifierStanding } from "../../fleet/index.js";
 import type { VerifierMemory } from "./context.js";
 import type { VerifyFailed } from "../../model/verify-failed.js";
+import type { CutoverModel } from "../../model/contract.js";
+import { syncCommits } from "../../model/fold.js";
 
 /** Marks the progress syncbook reads into an empty HTTP 500 (not the verifier's own field). */
 export const EMPTY_500 = "syncbookEmptyHttp500";
@@ -467,3 +469,47 @@ export const verificationText = (v: {
   v.verified
     ? `verified${v.filter !== undefined ? ` (${filteredWords(v.filter)})` : ""}`
     : `not verified${v.why ? ` (${v.why})` : ""}`;
+
+/** The verdict in a headline's capitals: report.html's banner and title, the job summary's headline, the watch page's cutover line. */
+export const verificationHeadline = (v: { verified: boolean; filter?: string | undefined }): string =>
+  v.verified ? (v.filter !== undefined ? "VERIFIED (FILTERED)" : "VERIFIED") : "NOT VERIFIED";
+
+/**
+ * Whether the cutover is verified, by the one rule on the read model (what the runs that count
+ * earned, `cutover.verified`): the report, the watch page's state and the job summary ask it so,
+ * with the same arguments.
+ */
+export function modelVerification(m: CutoverModel): ReturnType<typeof verification> {
+  return verification({
+    passed: m.cutover.verified !== undefined,
+    kinds: m.steps.map((s) => s.kind),
+    reversed: m.cutover.verificationReversed,
+    stopped: m.windows.at(-1)?.stoppedInCommit,
+    filter: m.cutover.verified?.filter,
+    failed: m.cutover.verifyFailed,
+  });
+}
+
+/**
+ * The verdict every output says beside how the cutover stands (report.html's banner and title, the
+ * job summary's headline, the watch page's runner section and cutover line), or undefined where
+ * it is not said: said wherever the destination may take writes, however the run ended (the sync
+ * that runs now committed, its commit in doubt, a commit request of it not answered yet, or an
+ * instance last seen COMMITTING or COMMITTED), and after a last run that ended ok at the runbook's
+ * end (never a bare success); not before, where "NOT VERIFIED" over a run that failed before any
+ * commit reads as the verification's failure (the job summary said it where the report did not).
+ */
+export function verificationShown(
+  m: CutoverModel,
+): (ReturnType<typeof verification> & { text: string; headline: string }) | undefined {
+  const open = Object.values(syncCommits(m).requested?.answers ?? {});
+  const mayTakeWrites =
+    m.cutover.committed ||
+    m.cutover.commitInDoubt !== undefined ||
+    open.some((a) => a === "pending" || a === "unknown") ||
+    m.fleet.instances.some((i) => i.state === "COMMITTING" || i.state === "COMMITTED");
+  const last = m.runs.at(-1);
+  if (!mayTakeWrites && !(last?.outcome === "ok" && last.to === undefined)) return undefined;
+  const v = modelVerification(m);
+  return { ...v, text: verificationText(v), headline: verificationHeadline(v) };
+}
