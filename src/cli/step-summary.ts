@@ -23,7 +23,7 @@ import { appendFileSync } from "node:fs";
 import { countBySeverity, type Diagnostic } from "../diagnostics.js";
 import type { RunEvent } from "../events.js";
 import { verifierText, type Verdict } from "../rehearse/verdict.js";
-import { verificationText } from "../steps/kit/earned.js";
+import { verificationShown, verificationText } from "../steps/kit/earned.js";
 import { WindowTracker, describeWindow } from "../fleet/window.js";
 import { CUT_OFF_WORDS, CutoverFold, cutOff } from "../model/fold.js";
 import { formatDuration } from "../ui/format.js";
@@ -173,10 +173,14 @@ export function createRunSummary() {
     // reached the fleet has ended
     if (finished?.reverseInDoubt !== undefined) headline += " · ❔ REVERSE IN DOUBT";
     if (verdict && !verdict.safe) headline += " · ❌ UNSAFE verdict";
-    // never a bare success where nothing verified the cutover (src/steps/kit/earned.ts)
+    const m = fold.view();
+    // the verdict where report.html's banner says it, in its words (src/steps/kit/earned.ts
+    // `verificationShown`): never a bare success, and never "NOT VERIFIED" over a run that failed
+    // before any commit, where the report said none
+    const shown = verificationShown(m);
+    if (shown !== undefined) headline += ` · ${shown.verified ? "✅" : "⚠️"} ${shown.headline}`;
     const verified = verdict ? verdict.verified : finished?.verified;
     const why = verdict ? verdict.unverified : finished?.unverified;
-    if (finished && verified === false) headline += " · ⚠️ NOT VERIFIED";
     const facts: [string, string][] = [];
     if (verdict)
       facts.push([
@@ -231,7 +235,6 @@ export function createRunSummary() {
     const out = [`### syncbook ${command} ${cell(runbook || "?")}: ${headline}`, "", "| | |", "|---|---|"];
     for (const [k, v] of facts) out.push(`| ${k} | ${cell(v)} |`);
     out.push("", "| # | step | kind | outcome | duration |", "|--:|---|---|---|--:|");
-    const m = fold.view();
     const thisRun = m.runs.at(-1)?.n;
     for (const s of m.steps) {
       // the command has ended: a step with no end is cut off, in this run or an earlier one
