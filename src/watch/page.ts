@@ -108,7 +108,7 @@ function render() {
   }
   // the cutover and its runs
   const runs = m.runs.map((x) => el("li", "run " + x.n + " (" + (x.abort ? "--abort" : x.mode) + ")" + (x.by ? " by " + x.by.user + "@" + x.by.host : "") + ", started " + utc(x.startedAt) + ": " + (x.ended === "open" ? "no end yet" : x.ended === "no-word" ? "ended without a word (killed or crashed) after " + utc(x.lastAt) : "ended " + x.ended + (x.finishedAt ? " at " + utc(x.finishedAt) : "")) + (x.committed ? ", committed" : x.commitInDoubt ? ", " + COMMIT_IN_DOUBT_WORDS : "") + (x.message ? " — " + x.message : "")));
-  const cut = [el("p", "cutover " + (m.cutover.id || "(no run yet)") + (m.cutover.committed ? " · COMMITTED" : r.commitInDoubt ? " · " + COMMIT_IN_DOUBT_WORDS.replace("commit in doubt", "COMMIT IN DOUBT") : m.cutover.reversed ? " · not committed since the reverse (step " + m.cutover.reversed.id + ")" : " · not committed"))];
+  const cut = [el("p", "cutover " + (m.cutover.id || "(no run yet)") + (m.cutover.committed ? " · COMMITTED" : r.commitInDoubt ? " · " + COMMIT_IN_DOUBT_WORDS.replace("commit in doubt", "COMMIT IN DOUBT") : m.cutover.reversed ? " · not committed since the reverse (step " + m.cutover.reversed.id + ")" : " · not committed") + (said ? " · " + s.verification.headline : ""))];
   if (runs.length) { const ul = el("ul", undefined, "plain"); ul.append(...runs); cut.push(ul); }
   for (const g of m.gaps) cut.push(el("p", "no runner alive for " + dur(g.ms) + " after run " + g.after + " (" + (g.how === "killed" ? "it was killed" : "it ended") + ")", "warn"));
   fill("cutover", cut);

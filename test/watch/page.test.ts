@@ -273,4 +273,18 @@ describe("the watch page's runner section after a commit", () => {
       expect.stringMatching(/verification/),
     );
   });
+  // a review: the cutover line ("cutover … · COMMITTED") said no verdict where the runner section
+  // did; once the destination may take writes it says the state's, in the banner's capitals
+  // (src/steps/kit/earned.ts `verificationShown`, as report.html's banner and the job summary)
+  it("the cutover line says the verdict in capitals once the cutover committed; before a commit, none", () => {
+    const s = state(true);
+    expect(s.verification.headline).toBe("NOT VERIFIED");
+    const [line] = paragraphs(drawn(s)("cutover"));
+    expect(line?.text).toMatch(/ · COMMITTED · NOT VERIFIED$/);
+    const before = state(false);
+    expect(before.verification.headline).toBeUndefined();
+    const [plain] = paragraphs(drawn(before)("cutover"));
+    expect(plain?.text).toMatch(/ · not committed$/);
+    expect(plain?.text).not.toMatch(/VERIFIED/);
+  });
 });
