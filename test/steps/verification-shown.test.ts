@@ -45,6 +45,14 @@ function model(p: Patch = {}): CutoverModel {
   } as CutoverModel;
 }
 
+/** A commit request of run 1 with these answers. */
+const req = (answers: Record<string, "ok" | "error" | "unknown" | "pending">, at = 10) => ({
+  at,
+  run: 1,
+  instances: Object.keys(answers),
+  answers,
+});
+
 const NOT = "no `verify` step passed on this cutover's verification result";
 
 describe("modelVerification: the one rule, asked with the read model's arguments", () => {
@@ -87,7 +95,8 @@ describe("verificationHeadline: the verdict in capitals", () => {
 });
 
 describe("verificationShown: the verdict where the destination may take writes, or after a run that ended ok", () => {
-  const failedRun = [{ outcome: "failed" as const }];
+  // a run that failed after its commit (said so at its end: a commit of this cutover on record)
+  const failedRun = [{ outcome: "failed" as const, committed: true as const }];
 
   it("before any commit, a run that failed: nothing said", () => {
     expect(verificationShown(model({ runs: failedRun }))).toBeUndefined();
@@ -131,12 +140,6 @@ describe("verificationShown: the verdict where the destination may take writes, 
   });
 
   it("a commit request of the sync that runs now with no answer yet, or none usable: said; refused by all, or before a reverse: not", () => {
-    const req = (answers: Record<string, "ok" | "error" | "unknown" | "pending">, at = 10) => ({
-      at,
-      run: 1,
-      instances: Object.keys(answers),
-      answers,
-    });
     const with_ = (r: CutoverModel["commitRequested"], p: Patch = {}) =>
       verificationShown(model({ runs: [{ outcome: "unfinished" }], commitRequested: r, ...p }))?.headline;
     expect(with_(req({ a: "pending" }))).toBe("NOT VERIFIED");
@@ -150,12 +153,45 @@ describe("verificationShown: the verdict where the destination may take writes, 
     expect(with_(req({ a: "pending" }), { commits })).toBeUndefined();
   });
 
-  it("an instance last seen COMMITTING or COMMITTED: said", () => {
-    for (const state of ["COMMITTING", "COMMITTED"])
+  it("an instance last seen COMMITTING or COMMITTED once this cutover has a commit on record: said", () => {
+    const refusedEverywhere = req({ a: "error", b: "error" });
+    for (const state of ["COMMITTING", "COMMITTED"]) {
+      // a commit request of its own (answered by refusals, yet the fleet shows one), or a run that
+      // continues the cutover from what an earlier journal carried
       expect(
-        verificationShown(model({ runs: [{ outcome: "unfinished" }], states: ["RUNNING", state] }))?.headline,
+        verificationShown(
+          model({ runs: [{ outcome: "unfinished" }], commitRequested: refusedEverywhere, states: ["RUNNING", state] }),
+        )?.headline,
         state,
       ).toBe("NOT VERIFIED");
+      expect(
+        verificationShown(model({ runs: [{ outcome: "unfinished", continues: true }], states: ["RUNNING", state] }))
+          ?.headline,
+        state,
+      ).toBe("NOT VERIFIED");
+    }
+  });
+
+  // an outside review: a fresh cutover's start refused by fleet-idle on a fleet an earlier sync
+  // committed: the fold's `committed` (a fleet read all COMMITTED) and the read made "FAILED · NOT
+  // VERIFIED" of a cutover that sent nothing
+  it("a fleet read COMMITTED with no commit of this cutover on record: not said", () => {
+    const seen = model({
+      runs: [{ outcome: "failed" }],
+      cutover: { committed: true },
+      states: ["COMMITTED", "COMMITTED"],
+    });
+    expect(verificationShown(seen)).toBeUndefined();
+    // its own run that said it committed: said
+    expect(
+      verificationShown(model({ runs: [{ outcome: "failed", committed: true }], cutover: { committed: true } }))
+        ?.headline,
+    ).toBe("NOT VERIFIED");
+    // a fan-out that ended
+    const commits = [{ at: 30, index: 1, id: "commit", instances: ["a"], skewMs: 0 }] as CutoverModel["commits"];
+    expect(
+      verificationShown(model({ runs: [{ outcome: "failed" }], cutover: { committed: true }, commits }))?.headline,
+    ).toBe("NOT VERIFIED");
   });
 
   it("a last run that ended ok at the runbook's end: said (never a bare success); at its --to, or an earlier run's ok: not", () => {
@@ -167,7 +203,9 @@ describe("verificationShown: the verdict where the destination may take writes, 
     expect(verificationShown(model({ runs: [{ outcome: "ok" }, { outcome: "failed" }] }))).toBeUndefined();
     // stopped at --to after the commit: the destination may take writes
     expect(
-      verificationShown(model({ runs: [{ outcome: "ok", to: "commit" }], cutover: { committed: true } }))?.headline,
+      verificationShown(
+        model({ runs: [{ outcome: "ok", to: "commit", committed: true }], cutover: { committed: true } }),
+      )?.headline,
     ).toBe("NOT VERIFIED");
   });
 });

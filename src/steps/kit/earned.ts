@@ -503,11 +503,19 @@ export function verificationShown(
   m: CutoverModel,
 ): (ReturnType<typeof verification> & { text: string; headline: string }) | undefined {
   const open = Object.values(syncCommits(m).requested?.answers ?? {});
+  // a commit of this cutover on record (a request, a fan-out, a run that said so, or a run that
+  // continues the cutover from what an earlier journal carried): a fleet read COMMITTED before any
+  // is an earlier sync's, and "NOT VERIFIED" over a start refused by fleet-idle there was a verdict
+  // on a cutover that sent nothing (an outside review)
+  const ownCommit =
+    m.commits.length > 0 ||
+    m.commitRequested !== undefined ||
+    m.runs.some((r) => r.committed === true || r.continues === true);
   const mayTakeWrites =
-    m.cutover.committed ||
     m.cutover.commitInDoubt !== undefined ||
     open.some((a) => a === "pending" || a === "unknown") ||
-    m.fleet.instances.some((i) => i.state === "COMMITTING" || i.state === "COMMITTED");
+    (ownCommit &&
+      (m.cutover.committed || m.fleet.instances.some((i) => i.state === "COMMITTING" || i.state === "COMMITTED")));
   const last = m.runs.at(-1);
   if (!mayTakeWrites && !(last?.outcome === "ok" && last.to === undefined)) return undefined;
   const v = modelVerification(m);
