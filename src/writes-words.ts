@@ -92,21 +92,32 @@ export function writesLeftSentence(
   commitInDoubt = false,
   /** An `--abort` could not undo this write stop (its step id: no `undo:`): by hand, not `--abort` again. */
   undoByHand?: string,
+  /**
+   * A rehearsal's (its job summary): no way on of a real run (`syncbook status`, `--resume`,
+   * `--abort`), which pasted act on the runbook's real fleet (an outside review); its writes are
+   * the simulator's, unless `--keep-hooks` ran the runbook's own stop hook.
+   */
+  rehearsal = false,
 ): string {
+  const way = (real: string, rehearsed = ""): string => (rehearsal ? rehearsed : real);
   // never "turned back on" after a commit: writes back on the source then are lost to the
   // destination (an adversarial run: a committed run's notification said so)
   return w === "stopped"
     ? undoByHand !== undefined && !committed && !commitInDoubt
-      ? `application ${WRITES_LEFT_WORDS.stopped}: the runbook gives step ${undoByHand} no \`undo:\`, so --abort cannot undo it: turn writes back on by hand, then --resume goes on with the cutover (it stops them again before its commit)`
+      ? `application ${WRITES_LEFT_WORDS.stopped}: the runbook gives step ${undoByHand} no \`undo:\`, ${way("so --abort cannot undo it: turn writes back on by hand, then --resume goes on with the cutover (it stops them again before its commit)", `so nothing undoes it${REHEARSAL_WRITERS}`)}`
       : commitInDoubt && !committed
-        ? `application ${WRITES_LEFT_WORDS.stopped}: a commit was sent and may hold, so writes must not go back on the source; the fleet tells whether it took effect (syncbook status, or --resume, which reads it first)`
+        ? `application ${WRITES_LEFT_WORDS.stopped}: a commit was sent and may hold, so writes must not go back on the source; ${way("the fleet tells whether it took effect (syncbook status, or --resume, which reads it first)", `the rehearsal's verdict says whether it took effect${REHEARSAL_WRITERS}`)}`
         : committed
           ? `application ${WRITES_LEFT_WORDS.stopped}: the application cannot write until it writes to the destination once it takes writes (committed: never back on the source)`
-          : `application ${WRITES_LEFT_WORDS.stopped}: the application cannot write until the cutover completes, or the stop is undone while no commit may have been sent (--abort judges that)`
+          : `application ${WRITES_LEFT_WORDS.stopped}: the application cannot write until the cutover completes, or the stop is undone while no commit may have been sent${way(" (--abort judges that)", REHEARSAL_WRITERS)}`
     : undoByHand !== undefined && !committed
-      ? `application ${WRITES_LEFT_WORDS["may-be-stopped"]}: an --abort handed the write stop of step ${undoByHand} to a person to turn back on by hand (the runbook gives it no \`undo:\`), and no event shows they did; check the application's writers: --resume stops them again before its commit`
+      ? `application ${WRITES_LEFT_WORDS["may-be-stopped"]}: an --abort handed the write stop of step ${undoByHand} to a person to turn back on by hand (the runbook gives it no \`undo:\`), and no event shows they did; check the application's writers${way(": --resume stops them again before its commit")}`
       : `application ${WRITES_LEFT_WORDS["may-be-stopped"]}: the stop hook failed part-way and no undo of it succeeded; check the application's writers`;
 }
+
+/** Whose writes a rehearsal stopped: the simulator's, unless `--keep-hooks` ran the runbook's own stop hook. */
+const REHEARSAL_WRITERS =
+  " (a rehearsal's writes are the simulator's, unless --keep-hooks ran the runbook's own stop hook: then check the real application's writers)";
 
 /**
  * What ended the write-stop window (`window.closed`'s reason), in the words every output uses:

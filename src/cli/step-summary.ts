@@ -202,7 +202,13 @@ export function createRunSummary() {
     if (finished?.writes)
       facts.push([
         "application writes",
-        writesLeftSentence(finished.writes, finished.committed, finished.commitInDoubt === true, finished.undoByHand),
+        writesLeftSentence(
+          finished.writes,
+          finished.committed,
+          finished.commitInDoubt === true,
+          finished.undoByHand,
+          command === "rehearse",
+        ),
       ]);
     facts.push([
       "writes lost",

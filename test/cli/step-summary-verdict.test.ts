@@ -101,3 +101,27 @@ describe("the job summary's verdict: where and as the report says it", () => {
     expect(reportSays(failedVerified)).toBe("VERIFIED");
   });
 });
+
+// an outside review: a rehearsal's job summary said "(syncbook status, or --resume, which reads it
+// first)" in its application-writes row, a real run's way on, pasted on the runbook's real fleet
+describe("the job summary's application-writes row in a rehearsal", () => {
+  it("names no real run's way on; a run's names it", () => {
+    const events = after(
+      { outcome: "failed", exitCode: 1, committed: false, commitInDoubt: true, writes: "stopped" },
+      false,
+    );
+    const summary = (command: "run" | "rehearse"): string => {
+      const { listener, markdown } = createRunSummary();
+      for (const e of events) listener(e);
+      return (
+        markdown(command)
+          .split("\n")
+          .find((l) => l.includes("application writes")) ?? ""
+      );
+    };
+    expect(summary("run")).toContain("(syncbook status, or --resume, which reads it first)");
+    const rehearsed = summary("rehearse");
+    expect(rehearsed).toContain("the rehearsal&#39;s verdict says whether it took effect");
+    expect(rehearsed).not.toMatch(/syncbook (status|run)|--resume|--abort/);
+  });
+});

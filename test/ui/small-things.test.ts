@@ -273,6 +273,21 @@ describe("writes left stopped at a run's end, in words (src/writes-words.ts)", (
       "application writes may be stopped: an --abort handed the write stop of step stop-writes to a person to turn back on by hand (the runbook gives it no `undo:`), and no event shows they did; check the application's writers: --resume stops them again before its commit",
     );
     expect(writesLeftSentence("may-be-stopped", false)).toContain("the stop hook failed part-way");
+    // a rehearsal's job summary names no real run's way on (an outside review: "syncbook status, or
+    // --resume"), and says whose writes they are
+    for (const w of ["stopped", "may-be-stopped"] as const)
+      for (const committed of [false, true])
+        for (const doubt of [false, true])
+          for (const byHand of [undefined, "stop-writes"]) {
+            const real = writesLeftSentence(w, committed, doubt, byHand);
+            const rehearsed = writesLeftSentence(w, committed, doubt, byHand, true);
+            if (w === "may-be-stopped" && byHand !== undefined && !committed)
+              // only after an --abort, which a rehearsal never runs: its hand-off is said as it was
+              expect(rehearsed).toBe(real.replace(": --resume stops them again before its commit", ""));
+            else expect(rehearsed, rehearsed).not.toMatch(/syncbook (status|run)|--resume|--abort/);
+            if (/syncbook status|--resume|--abort judges/.test(real) && !(w === "may-be-stopped"))
+              expect(rehearsed).toContain("a rehearsal's writes are the simulator's");
+          }
     const notCommitted = writesLeftSentence("stopped", false);
     expect(notCommitted).toContain("the stop is undone while no commit may have been sent (--abort judges that)");
     // the notification says it as the run's end does
