@@ -293,14 +293,18 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
   // this one); and --abort beside it where no commit was sent, as status offers them: after a
   // refused --resume and a failed undo of a write stop, before the rest
   const po = i.passedOver;
+  // --abort beside it where no commit of the sync that runs now was sent, refused or not, as status
+  // has it (its `commitSent`; an outside review: after a commit every instance refused, the page
+  // offered an --abort status did not)
+  const sentNow = syncCommits(m);
+  const abortBeside =
+    noCommit && sentNow.commits.length === 0 && sentNow.requested === undefined && !m.cutover.reverseInDoubt;
   const passedOverFirst = po
     ? `syncbook run ${rb}${po.again.args.length ? ` ${shellCommand(po.again.args)}` : ""}${varArgs([...po.model.whenVars, ...po.model.givenVars])}   (${[
         `the failed run's command again, as its end named it: that run sent nothing, so --resume passes its journal (${po.file}) over and would go on from the run before it`,
         ...secretLeftOut(po.model),
         `first, as step ${po.again.number} ${po.again.id}'s failure said: ${po.again.hint}`,
-      ].join(
-        "; ",
-      )})${noCommit && !m.cutover.reverseInDoubt ? `; or syncbook run ${rb} --abort${vars}   (${abortDoes(undefined)})` : ""}`
+      ].join("; ")})${abortBeside ? `; or syncbook run ${rb} --abort${vars}   (${abortDoes(undefined)})` : ""}`
     : undefined;
   const abortFirst =
     statusFirst ??

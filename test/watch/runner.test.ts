@@ -493,6 +493,36 @@ describe("runnerVerdict", () => {
     ]);
     expect(runnerVerdict({ ...input, model: done }).next).toBeUndefined();
     expect(runnerVerdict({ ...input, model: done, passedOver }).next).toBe(po);
+    // a commit sent and refused by every instance: no --abort, as status has it (its commitSent; an
+    // outside review: the page offered one where status did not)
+    const refusedCommit = killedModel([
+      ev("step.finished", 3000, { index: 1, id: "hold", outcome: "ok", durationMs: 1000 }),
+      ev("step.started", 3100, { index: 2, id: "commit", kind: "commit", title: "commit" }),
+      ...instances.flatMap((inst, k) => [
+        ev("request.sent", 3110, {
+          id: 90 + k,
+          instance: inst,
+          target: "service",
+          method: "POST",
+          path: "/api/v1/commit",
+          body: {},
+        }),
+        ev("response.received", 3120, {
+          id: 90 + k,
+          instance: inst,
+          target: "service",
+          status: 200,
+          ok: false,
+          body: { success: false },
+          error: `${inst.url}: commit refused: NotReady`,
+          durationMs: 10,
+        }),
+      ]),
+      ev("step.finished", 3200, { index: 2, id: "commit", outcome: "failed", durationMs: 100, error: "refused" }),
+      ev("run.finished", 3500, { outcome: "failed", exitCode: 1, durationMs: 3500, committed: false }),
+    ]);
+    expect(refusedCommit.cutover.committed).toBe(false);
+    expect(runnerVerdict({ ...input, model: refusedCommit, passedOver }).next).toBe(po);
   });
 
   it("finished ok and committed past a step after the commit that failed (continueOnError): --from that step", () => {
