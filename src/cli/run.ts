@@ -436,6 +436,7 @@ export async function execute(
   // this run's own command, for a failure whose way on it is (a fleet-identity refusal before it
   // acted): journaled with it, so that its end, status and the watch page name the one command
   const { ownCommandArgs } = await import("../model/again.js");
+  const { actsOn } = await import("../journal/read.js");
   const againArgs =
     how.mode === "rehearse"
       ? undefined
@@ -460,7 +461,7 @@ export async function execute(
         // whether this run acted (a request, a hook): only a run that did not can have its journal
         // passed over by the --resume its end offers (`resumeNote`)
         (e) => {
-          if (e.type === "request.sent" || e.type === "hook.started") acted = true;
+          if (actsOn(e)) acted = true;
         },
       ],
       ...(how.critical ? { critical: how.critical } : {}),
