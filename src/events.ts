@@ -21,6 +21,16 @@ export interface InstanceRef {
   index: number;
 }
 
+/**
+ * An event by which a run acts: a request sent (to the fleet, the verifier, a hook's target) or a
+ * hook run. The one rule for a journal read back (src/journal/read.ts `summarizeJournal`), a run's
+ * own memory (src/run/assemble.ts `RunMemory.acted`), the run's end (src/cli/run.ts) and the read
+ * model (src/model/fold.ts `ModelRun.acted`).
+ */
+export function actsOn(e: { type?: unknown }): boolean {
+  return e.type === "request.sent" || e.type === "hook.started";
+}
+
 /** How an instance is named in every message, view and report: its name, else its (redacted) URL. */
 export function instanceLabel(ref: { readonly name?: string | undefined; readonly url: string }): string {
   return ref.name ?? ref.url;

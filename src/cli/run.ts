@@ -29,7 +29,7 @@ import { formatDuration } from "../runbook/duration.js";
 import { DRAIN_MS } from "../plugin/deliveries.js";
 import { ExitCode, UserError, errorMessage, redactedError } from "../errors.js";
 import type { PluginRegistry } from "../plugin/index.js";
-import type { CriticalListener, Emit, RunEvent, RunListener } from "../events.js";
+import { actsOn, type CriticalListener, type Emit, type RunEvent, type RunListener } from "../events.js";
 import type { ResumePlan } from "../run/runner.js";
 import type { EarlierHooksGate } from "../run/orphans.js";
 import type { WritesProbe } from "../steps/index.js";
@@ -436,7 +436,6 @@ export async function execute(
   // this run's own command, for a failure whose way on it is (a fleet-identity refusal before it
   // acted): journaled with it, so that its end, status and the watch page name the one command
   const { ownCommandArgs } = await import("../model/again.js");
-  const { actsOn } = await import("../journal/read.js");
   const againArgs =
     how.mode === "rehearse"
       ? undefined

@@ -7,7 +7,7 @@ import { createReadStream } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import type { RunEvent } from "../events.js";
+import { actsOn, type RunEvent } from "../events.js";
 import { JOURNAL_EXTENSION, isObject } from "./format.js";
 
 /** One non-blank line: its JSON value, or why it is not a run event ("" when it is one). */
@@ -71,15 +71,6 @@ export interface JournalSummary {
   after: string[];
   /** Its last segment recorded the run's end with outcome ok, not stopped at `--to` (nothing left to resume). */
   finishedOk: boolean;
-}
-
-/**
- * An event by which a run acts: a request sent (to the fleet, the verifier, a hook's target) or a
- * hook run. The one rule for a journal read back (`summarizeJournal`) and a run's own memory
- * (src/run/assemble.ts `RunMemory.acted`).
- */
-export function actsOn(e: { type?: unknown }): boolean {
-  return e.type === "request.sent" || e.type === "hook.started";
 }
 
 /** One pass over a journal for `chooseJournal`. Read errors are thrown as is. */

@@ -12,7 +12,7 @@
  */
 import { commandOfPath } from "../api/commands.js";
 import { generationDocs, lagSeconds, pingLatencyMs } from "../api/progress.js";
-import { instanceLabel, type InstanceRef, type RunEvent, type RunEventOf } from "../events.js";
+import { actsOn, instanceLabel, type InstanceRef, type RunEvent, type RunEventOf } from "../events.js";
 import { COPY_DEFAULTS, addCopySample, copyProgress, emptyCopyState, readCollectionCopy } from "../fleet/eta.js";
 import type { CopyOptions, CopyState } from "../fleet/eta.js";
 import { deliveryReport } from "../plugin/deliveries.js";
@@ -292,6 +292,8 @@ export class CutoverFold {
     // a resume's journal header is the next runner's, not a sign of life of this one
     if (cur && e.type !== "run.started" && !isJournalHeader(e)) cur.lastAt = Math.max(cur.lastAt, e.at);
     const n = cur?.n ?? 1;
+    // a request sent or a hook run (the one rule, as the journal's readers have it)
+    if (cur && actsOn(e)) cur.acted = true;
     switch (e.type) {
       case "run.started":
         this.#runStarted(e);
@@ -488,7 +490,6 @@ export class CutoverFold {
         break;
       }
       case "request.sent": {
-        if (cur) cur.acted = true;
         // a reverse that may reach an instance ends the verification so far, as the run and the
         // journal's fold have it (src/api/verifier-memory.ts reversedVerification)
         const running = this.current;
@@ -545,7 +546,6 @@ export class CutoverFold {
         });
         break;
       case "hook.started":
-        if (cur) cur.acted = true;
         this.#hooks.push({
           run: n,
           index: e.index,

@@ -44,11 +44,18 @@ import {
 } from "../steps/index.js";
 import { createEmitter, type Emitter } from "./emitter.js";
 import { VerifyFailedTracker, type VerifyFailed } from "../model/verify-failed.js";
-import type { CarriedCommand, CriticalListener, Emit, RunEvent, RunEventOf, RunListener } from "../events.js";
+import {
+  actsOn,
+  type CarriedCommand,
+  type CriticalListener,
+  type Emit,
+  type RunEvent,
+  type RunEventOf,
+  type RunListener,
+} from "../events.js";
 import { directionBefore, instanceTargets, planSteps, stepRange, type PlannedStep } from "./plan.js";
 import { forcedReport } from "./unwind.js";
 import { cutoverId, cutoverOfRun, newCutoverId } from "../journal/cutover.js";
-import { actsOn } from "../journal/read.js";
 import {
   lintCommand,
   MASKED_VAR_NOTE,
