@@ -299,14 +299,23 @@ function statesText(states: readonly string[]): string {
 
 export function formatVerdict(v: Verdict, wallMs: number, runExitCode?: number): string[] {
   const word = verdictKind(v);
+  const unsafe = [
+    v.writesLost > 0 ? "writes lost" : "",
+    v.fleetErrors.length ? "fleet errors" : "",
+    v.verifier.error != null || (v.verifier.failedTasks ?? 0) > 0 ? "verification failed" : "",
+  ]
+    .filter(Boolean)
+    .join(", ");
   const headline =
     runExitCode !== undefined && runExitCode !== 0
-      ? `FAILED (exit ${runExitCode}${runExitCode === 3 ? ": stopped by an interlock" : runExitCode === 130 ? ": interrupted" : ": a step failed"})`
+      ? // unsafe too, said as the job summary's headline says it (an outside review: the terminal
+        // said FAILED alone where the summary said UNSAFE)
+        `FAILED (exit ${runExitCode}${runExitCode === 3 ? ": stopped by an interlock" : runExitCode === 130 ? ": interrupted" : ": a step failed"})${word === "UNSAFE" ? ` · UNSAFE (${unsafe})` : ""}`
       : word === "SAFE"
         ? `${verdictWord(v)} (exit 0)`
         : word === "NOT VERIFIED"
           ? `${verdictWord(v)} (exit 0: nothing unsafe was seen, and nothing verified the destination: ${v.unverified ?? "no verification was earned"})`
-          : `UNSAFE (exit 1: ${[v.writesLost > 0 ? "writes lost" : "", v.fleetErrors.length ? "fleet errors" : "", v.verifier.error != null || (v.verifier.failedTasks ?? 0) > 0 ? "verification failed" : ""].filter(Boolean).join(", ")})`;
+          : `UNSAFE (exit 1: ${unsafe})`;
   const lines = [
     `rehearsal verdict: ${headline}`,
     `  committed:     ${v.committed === v.instances ? `COMMITTED on all ${v.instances} instance(s)` : v.committed > 0 ? `COMMITTED on ${v.committed} of ${v.instances} instances (${statesText(v.states)})` : `${commitWords({ committed: false, ...(v.commitInDoubt ? { commitInDoubt: true } : {}), ...(v.reversed !== undefined ? { reversed: v.reversed } : {}) })} (${statesText(v.states)})`}`,
