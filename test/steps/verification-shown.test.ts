@@ -187,6 +187,12 @@ describe("verificationShown: the verdict where the destination may take writes, 
       verificationShown(model({ runs: [{ outcome: "failed", committed: true }], cutover: { committed: true } }))
         ?.headline,
     ).toBe("NOT VERIFIED");
+    // an earlier run of it that committed, a later one that did not
+    expect(
+      verificationShown(
+        model({ runs: [{ outcome: "failed", committed: true }, { outcome: "failed" }], cutover: { committed: true } }),
+      )?.headline,
+    ).toBe("NOT VERIFIED");
     // a fan-out that ended
     const commits = [{ at: 30, index: 1, id: "commit", instances: ["a"], skewMs: 0 }] as CutoverModel["commits"];
     expect(
