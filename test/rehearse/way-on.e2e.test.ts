@@ -7,13 +7,24 @@
  * step's hint (`realRunOr`): the unwind's decision after a commit sent (refused, split, in doubt),
  * the run's end after `rehearse --from commit`, continueOnError's warning, a forced exit.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
 import { inPty } from "../support/pty.js";
 import { until } from "../support/sim.js";
-import { cli, COMMIT, CUTOVER, READY, runbookFor, sim, START, STOP, tempDir, writeRunbook } from "../support/run.js";
+import {
+  cli,
+  COMMIT,
+  CUTOVER,
+  READY,
+  runbookFor,
+  sim,
+  slowUndo,
+  START,
+  STOP,
+  tempDir,
+  writeRunbook,
+} from "../support/run.js";
 
 const sims: Simulator[] = [];
 const leftovers: number[] = [];
@@ -140,16 +151,7 @@ describe("a rehearsal names no real run's way on outside a step's hint either", 
 `,
     );
     // an undo that is slow, and writes its pid (and its child's) once it runs
-    writeFileSync(
-      join(dir, "slow-undo.mjs"),
-      `import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
-const child = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" });
-writeFileSync(process.argv[2], JSON.stringify([process.pid, child.pid]));
-setTimeout(() => {}, 60000);
-`,
-    );
-    const pids = join(dir, "pids.json");
+    const pids = slowUndo(dir);
     const run = inPty(["rehearse", file, "--renderer", "simple", "--yes", "--keep-hooks"], { cwd: dir });
     await run.waitFor(/\[3\/3\]/, 30_000);
     run.type("\x03");

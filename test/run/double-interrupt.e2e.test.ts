@@ -4,12 +4,12 @@
  * (or hand it off explicitly), and print which undos did not finish and what state writes may be
  * in. Two SIGINTs within a few hundred milliseconds (one Ctrl-C under GNU `timeout`) count as one."
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
 import { until } from "../support/sim.js";
-import { runbookFor, sim, startCli, tempDir, writeRunbook } from "../support/run.js";
+import { runbookFor, sim, slowUndo, startCli, tempDir, writeRunbook } from "../support/run.js";
 import { inPty } from "../support/pty.js";
 
 /** The terminal's text without its escape sequences (colours, cursor moves) or carriage returns. */
@@ -38,20 +38,6 @@ const alive = (pid: number): boolean => {
     return false;
   }
 };
-
-/** An undo that is slow, and starts a child of its own: both pids written to a file. */
-function slowUndo(dir: string): string {
-  writeFileSync(
-    join(dir, "slow-undo.mjs"),
-    `import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
-const child = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" });
-writeFileSync(process.argv[2], JSON.stringify([process.pid, child.pid]));
-setTimeout(() => {}, 60000);
-`,
-  );
-  return join(dir, "pids.json");
-}
 
 function runbook(dir: string, undo: string): string {
   const steps = `  - id: stop

@@ -77,6 +77,21 @@ async function oursAndTheirs(): Promise<{ ours: Simulator; theirs: Simulator }> 
 const idleToo = (file: string, states: string): string =>
   ` Start also needs every instance IDLE (fleet-idle, checked after this), and ${states}: while an instance of this sync is not IDLE, that check refuses the way on above too. A sync already runs (\`syncbook run ${file} --resume\` adopts a run this tool started), or an instance is down.`;
 
+/**
+ * A cutover of two instances run to its `drained` wait (started, writes stopped), after which
+ * instance 1 reports another fleet's coordinator: the next command is refused by fleet-identity
+ * before it is sent.
+ */
+async function drainedThenOtherCoordinator(): Promise<{ s: Simulator; dir: string; file: string }> {
+  const s = await started({ instances: 2, timeScale: 200 });
+  const dir = tempDir();
+  const file = writeRunbook(dir, runbookFor(s, CUTOVER));
+  const first = await cli(["run", file, "--to", "drained", "--renderer", "simple", "--yes"], { cwd: dir });
+  expect(first.code, first.all).toBe(0);
+  s.control.addFault("identity-change=coordinator@1");
+  return { s, dir, file };
+}
+
 /** The hint of the refusal, as the step's failure prints it. */
 const hintOf = (all: string): string | undefined =>
   /✖ \[\d+\/\d+\][^\n]*refused \(fleet-identity\)[\s\S]*?hint: (.*)/.exec(all)?.[1];
@@ -307,13 +322,8 @@ describe("a fleet-identity refusal", () => {
   // a review: a --from run that sent nothing is passed over by --resume, which goes on from the run
   // before it; status read that run's journal and offered its --resume
   it("a --from run of the cutover that sent nothing: status and the page offer that --from again, which pasted goes on", async () => {
-    const s = await started({ instances: 2, timeScale: 200 });
-    const dir = tempDir();
-    const file = writeRunbook(dir, runbookFor(s, CUTOVER));
-    const first = await cli(["run", file, "--to", "drained", "--renderer", "simple", "--yes"], { cwd: dir });
-    expect(first.code, first.all).toBe(0);
     // instance 1 reports another fleet's coordinator from now on: the commit is refused before it is sent
-    s.control.addFault("identity-change=coordinator@1");
+    const { s, dir, file } = await drainedThenOtherCoordinator();
     const from = await cli(["run", file, "--from", "commit", "--renderer", "simple", "--yes"], { cwd: dir });
     expect(from.code, from.all).toBe(3);
     expect(from.all).toMatch(/refused \(fleet-identity\)/);
@@ -339,13 +349,8 @@ describe("a fleet-identity refusal", () => {
   // --resume passes over), the page watched the cutover before it and offered that one's --resume,
   // where status offered the refused run's command; the --resume pasted committed the earlier cutover
   it("a --new-cutover refused before it acted: the page offers what status offers, not the earlier cutover's --resume", async () => {
-    const s = await started({ instances: 2, timeScale: 200 });
-    const dir = tempDir();
-    const file = writeRunbook(dir, runbookFor(s, CUTOVER));
-    const first = await cli(["run", file, "--to", "drained", "--renderer", "simple", "--yes"], { cwd: dir });
-    expect(first.code, first.all).toBe(0);
     // instance 1 reports another fleet's coordinator: the new cutover's start is refused before it is sent
-    s.control.addFault("identity-change=coordinator@1");
+    const { s, dir, file } = await drainedThenOtherCoordinator();
     const renew = await cli(["run", file, "--new-cutover", "--renderer", "simple", "--yes"], { cwd: dir });
     expect(renew.code, renew.all).toBe(3);
     expect(renew.all).toMatch(/refused \(fleet-identity\)/);

@@ -208,3 +208,21 @@ export async function runYaml(
 /** The run's `decision` events. */
 export const decisions = (events: RunEvent[]): RunEventOf<"decision">[] =>
   events.filter((e): e is RunEventOf<"decision"> => e.type === "decision");
+
+/**
+ * An undo that is slow and starts a child of its own (`node slow-undo.mjs pids.json` in `dir`):
+ * both pids are written to the file whose path this returns, once it runs, for the test to find
+ * (and kill) what a forced exit should have killed.
+ */
+export function slowUndo(dir: string): string {
+  writeFileSync(
+    join(dir, "slow-undo.mjs"),
+    `import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+const child = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" });
+writeFileSync(process.argv[2], JSON.stringify([process.pid, child.pid]));
+setTimeout(() => {}, 60000);
+`,
+  );
+  return join(dir, "pids.json");
+}
