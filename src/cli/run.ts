@@ -550,10 +550,12 @@ export async function execute(
     // a way on: said, and kept for the job summary, which names the same commands (redacted as
     // said: the summary is built only from what is redacted)
     let offered = false;
+    const forcesOffered = new Set<string>();
     const next = (line: string): void => {
       how.wayOn?.push(loaded.redact(line).trim());
       say(line);
       offered = true;
+      for (const m of line.matchAll(/--force=([\w,-]+)/g)) for (const f of m[1]!.split(",")) forcesOffered.add(f);
     };
     if (result.aborted) {
       // the renderer's summary said it already: once, not twice
@@ -725,13 +727,6 @@ export async function execute(
         next(
           `  once the hint above is done, give this run's command again: syncbook run ${runTarget(loaded, kept.vars)}${again.length ? ` ${shellCommand(again)}` : ""}${kept.masked ? MASKED_VAR_NOTE : ""}`,
         );
-        // its forces are not in it (`ownCommandArgs`): what a force overrode is checked again first,
-        // and the command read later from status may meet another fleet. Said, so that the pasted
-        // command meeting that interlock again is no surprise (an outside review: dropped silently)
-        if (force.length > 0)
-          next(
-            `  this run's --force=${force.join(",")} is left out of that command: check again what it overrode, then add it by hand if it still holds`,
-          );
       } else if (result.refused === "fleet-idle") {
         // --resume would send the same start to the same fleet: what the fleet and the journal show
         // is the way on; a rehearsal's is its step's hint (the simulator's, `notIdleHint`)
@@ -776,6 +771,15 @@ export async function execute(
         );
       }
     }
+    // this run's forces are in none of them unless named there (`ownCommandArgs`, a --resume, a
+    // rerun): what a force overrode is checked again first, and a command read later from status may
+    // meet another fleet. Said, so that the pasted command meeting that interlock again is no
+    // surprise (outside reviews: dropped silently, after a fleet-identity refusal and then any end)
+    const forceLeft = [...new Set(force)].filter((f) => !forcesOffered.has(f));
+    if (offered && forceLeft.length > 0 && how.mode !== "rehearse")
+      next(
+        `  note: this run's --force=${forceLeft.join(",")} is left out of the commands above${forcesOffered.size > 0 ? ` (they carry only the --force=${[...forcesOffered].join(",")} they name)` : ""}: check again what it overrode, then add it by hand if it still holds`,
+      );
     // a --var holding a secret cannot be offered: without it the commands above are refused
     const secret = secretVarsLeftOut(loaded, how.resume);
     if (offered && secret.length && !maskedShown)

@@ -64,6 +64,19 @@ describe("a run that fails after its commit", () => {
     expect(c.s.control.counts().instances[0]?.["POST /api/v1/commit"]).toBe(1);
   }, 120_000);
 
+  // an outside review: the run's end dropped a run's --force from its --resume without a word (only
+  // a fleet-identity refusal's "command again" said so): the pasted --resume is not forced
+  it("of a run given --force: the --resume leaves it out, and the end says so", async () => {
+    const c = await cliCutover(made, [], "");
+    committedThen(c, failingHook(c.dir, "after", 1));
+    const first = await cli(c.args("--force=can-commit", "--yes"), { cwd: c.dir });
+    expect(first.code, first.all).toBe(1);
+    expect(first.stderr, first.all).toContain(
+      `  resume with: syncbook run ${c.file} --journal-dir ${c.jd} --resume\n` +
+        `  note: this run's --force=can-commit is left out of the commands above: check again what it overrode, then add it by hand if it still holds\n`,
+    );
+  }, 120_000);
+
   it("after a --from run of an edited runbook, whose journal --resume passes over, says --resume needs --allow-changed-runbook", async () => {
     // an assert after the commit that fails and sends nothing: the --from run that meets it again
     // leaves a journal --resume passes over, for the first run's, of the text before the edit

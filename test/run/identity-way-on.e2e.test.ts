@@ -232,7 +232,7 @@ describe("a fleet-identity refusal", () => {
     expect(r.code, r.all).toBe(3);
     expect(r.all).toContain(
       `\n  once the hint above is done, give this run's command again: syncbook run ${file}\n` +
-        `  this run's --force=fleet-idle,can-commit is left out of that command: check again what it overrode, then add it by hand if it still holds\n`,
+        `  note: this run's --force=fleet-idle,can-commit is left out of the commands above: check again what it overrode, then add it by hand if it still holds\n`,
     );
     expect(posts(ours, "start")).toEqual([0, 0]);
   }, 90_000);
