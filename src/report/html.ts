@@ -308,6 +308,7 @@ function writesLeftStopped(report: Report): UndoLeftStopped | undefined {
           ? { stopFailed: true }
           : {}),
         ...(undo.command !== undefined ? { command: undo.command } : {}),
+        ...(report.mode === "rehearse" ? { rehearsal: true } : {}),
       };
   }
   return undefined;
@@ -323,13 +324,12 @@ const runbookOf = (report: Report): string =>
 function stuckWrites(report: Report, stuck: UndoLeftStopped): string {
   const w = writesStillStopped(stuck);
   const failed = report.steps.find((s) => s.index === report.failedStep);
-  const next = nextAfterFailedUndo(
-    runbookOf(report),
-    stuck,
-    failed ? { number: failed.index + 1, id: failed.id } : undefined,
-  );
+  // a rehearsal's offers none: its --abort and --resume would act on the runbook's real fleet
+  const next = stuck.rehearsal
+    ? []
+    : nextAfterFailedUndo(runbookOf(report), stuck, failed ? { number: failed.index + 1, id: failed.id } : undefined);
   return `<div id="writes-still-stopped" class="alarm"><p><strong>${esc(w.headline)}</strong></p>
-<pre>${esc(w.undo.join("\n"))}</pre><p>${esc(w.advice)}</p><pre>${esc(next.join("\n"))}</pre></div>`;
+<pre>${esc(w.undo.join("\n"))}</pre><p>${esc(w.advice)}</p>${next.length ? `<pre>${esc(next.join("\n"))}</pre>` : ""}</div>`;
 }
 
 /**

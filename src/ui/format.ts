@@ -123,6 +123,12 @@ export interface UndoLeftStopped {
   command?: string;
   /** The stop hook itself failed (it may have stopped some writers, or none): writes may be stopped, not surely. */
   stopFailed?: boolean;
+  /**
+   * A rehearsal's: it journals nothing, so nothing retries the undo, and its fleet is the
+   * simulator, stopped with it (a real `--abort` or `--resume` offered there acts on the runbook's
+   * real fleet: src/steps/kit/context.ts `realRunOr`).
+   */
+  rehearsal?: boolean;
 }
 
 /**
@@ -146,9 +152,13 @@ export function writesStillStopped(step: UndoLeftStopped): {
         : [
             `the undo${step.use ? ` (${step.use})` : ""} gives no command to show: see the runbook's \`undo:\` of step ${step.number} ${step.id}`,
           ],
-    advice: step.stopFailed
-      ? "check whether the application writes; if not, retry the undo with --abort (below), or do by hand what it does, then check that it writes again"
-      : "the application cannot write until writes are turned back on: retry the undo with --abort (below), or do by hand what it does, then check that the application writes again",
+    advice: step.rehearsal
+      ? step.use === "sim-writes"
+        ? "the simulator's application writes, which stopped with the rehearsal: nothing is left to turn back on; rehearse again"
+        : "the rehearsal ran the runbook's own stop hook (--keep-hooks) and journaled nothing to retry its undo with: do by hand what the undo does, then check that the application writes again"
+      : step.stopFailed
+        ? "check whether the application writes; if not, retry the undo with --abort (below), or do by hand what it does, then check that it writes again"
+        : "the application cannot write until writes are turned back on: retry the undo with --abort (below), or do by hand what it does, then check that the application writes again",
   };
 }
 

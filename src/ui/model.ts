@@ -69,6 +69,8 @@ export class UiModel {
   readonly logs = new Map<number, Log[]>();
   readonly #copyOptions: CopyOptions;
   readonly #plan: ReadinessPlan;
+  /** The run is a rehearsal (its `run.started` said so): a stopWrites left stopped is told so. */
+  #rehearsal = false;
 
   constructor(copyOptions: CopyOptions = COPY_DEFAULTS, plan: ReadinessPlan = {}) {
     this.#copyOptions = copyOptions;
@@ -165,6 +167,7 @@ export class UiModel {
           ...(calls.filter((h) => !h.undo).at(-1)?.ok === false ? { stopFailed: true } : {}),
           ...(undo.error ? { error: undo.error } : {}),
           ...(undo.command !== undefined ? { command: undo.command } : {}),
+          ...(this.#rehearsal ? { rehearsal: true } : {}),
         };
     }
     return undefined;
@@ -204,6 +207,9 @@ export class UiModel {
     this.fold.apply(e);
     const current = this.fold.current;
     switch (e.type) {
+      case "run.started":
+        this.#rehearsal = e.mode === "rehearse";
+        break;
       case "progress.sampled":
         if (current !== undefined) this.progressSteps.add(current);
         break;

@@ -8,6 +8,7 @@
  * the run's end after `rehearse --from commit`, continueOnError's warning, a forced exit.
  */
 import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
 import { inPty } from "../support/pty.js";
@@ -135,6 +136,34 @@ describe("a rehearsal names no real run's way on outside a step's hint either", 
     const r = await cli(["rehearse", file, "--renderer", "simple", "--yes"], { cwd: dir });
     expect(realWaysOn(r.all), r.all).toEqual([]);
     expect(r.all).toContain("warn: step paused failed; continueOnError lets the run go on\n");
+  }, 90_000);
+
+  // the run's summary said "retry the undo with --abort (below)", with nothing below, and the
+  // report offered `syncbook run rb.yaml --abort` and `--resume`: pasted, they act on the real fleet
+  it("an undo of the runbook's own stop hook that failed (--keep-hooks): what to do by hand, no --abort, in the terminal and the report", async () => {
+    const { dir, file } = await runbookOf(
+      1,
+      `${START}${READY}  - id: stop-writes
+    stopWrites:
+      use: shell
+      with: { command: [node, -e, "0"] }
+      undo: { use: shell, with: { command: [node, -e, "process.exit(3)"] } }
+${COMMIT}`,
+    );
+    const out = join(dir, "out");
+    const r = await cli(["rehearse", file, "--renderer", "simple", "--yes", "--keep-hooks", "--report", out], {
+      cwd: dir,
+    });
+    expect(r.code, r.all).toBe(1);
+    expect(r.all).toContain("✖ writes are STILL STOPPED: the undo of step 3 stop-writes (shell) did not succeed");
+    const advice =
+      "the rehearsal ran the runbook's own stop hook (--keep-hooks) and journaled nothing to retry its undo with: do by hand what the undo does, then check that the application writes again";
+    expect(r.all.split("\n").map((l) => l.trim())).toContain(advice);
+    expect(realWaysOn(r.all), r.all).toEqual([]);
+    const html = readFileSync(join(out, "report.html"), "utf8");
+    const stuck = /<div id="writes-still-stopped"[\s\S]*?<\/div>/.exec(html)?.[0] ?? "";
+    expect(stuck, html).toContain(advice.replaceAll("'", "&#39;"));
+    expect(realWaysOn(stuck), stuck).toEqual([]);
   }, 90_000);
 
   // a forced exit (Ctrl-C twice at a terminal) during an undo said "--abort runs the undos still
