@@ -492,7 +492,9 @@ export class ListrUi {
     if (this.#drawFailed !== undefined)
       this.#after.unshift(
         this.opts.colors.yellow(
-          `live view: a frame could not be drawn (${this.#drawFailed}); the run went on, and the journal has every event (syncbook status, syncbook report)`,
+          this.model.rehearsal
+            ? `live view: a frame could not be drawn (${this.#drawFailed}); the rehearsal went on, and its verdict below says what it found`
+            : `live view: a frame could not be drawn (${this.#drawFailed}); the run went on, and the journal has every event (syncbook status, syncbook report)`,
         ),
       );
     if (this.#after.length > 0) this.opts.out.write(`${this.#after.join("\n")}\n`);

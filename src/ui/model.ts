@@ -72,6 +72,11 @@ export class UiModel {
   /** The run is a rehearsal (its `run.started` said so): a stopWrites left stopped is told so. */
   #rehearsal = false;
 
+  /** A rehearsal's: it journals nothing, and what `syncbook status` reads is the runbook's real fleet. */
+  get rehearsal(): boolean {
+    return this.#rehearsal;
+  }
+
   constructor(copyOptions: CopyOptions = COPY_DEFAULTS, plan: ReadinessPlan = {}) {
     this.#copyOptions = copyOptions;
     this.#plan = plan;

@@ -122,30 +122,37 @@ describe("default renderer (listr2) on a fake TTY", () => {
     expect(drawn).toBe(0);
   });
 
-  it("a frame that cannot be drawn (drawn from a timer, outside the run's listener) ends nothing: said once when the list ends", async () => {
-    const panel = vi.spyOn(UiModel.prototype, "panel").mockImplementation(() => {
-      throw new Error("boom");
-    });
-    try {
-      const out = new FakeStream(true);
-      const ui = createUi({ renderer: "default", out, color: false });
-      const b = new EventBuilder();
-      await ui.listener(
-        b.emit("run.started", { runbook: "r", file: "f", hash: "h", instances: INSTANCES, mode: "run", steps: STEPS }),
-      );
-      await ui.listener(b.emit("step.started", STEPS[1]!));
-      await frame();
-      await ui.listener(b.progress(INSTANCES[0]!, { state: "RUNNING", lagTimeSeconds: 3 }));
-      await frame();
-      expect(panel).toHaveBeenCalled();
-      await ui.listener(b.emit("run.finished", { outcome: "ok", exitCode: 0, committed: false, durationMs: 5 }));
-      await ui.close();
-      const said = out.plain.split("live view: a frame could not be drawn (boom)").length - 1;
-      expect(said).toBe(1);
-    } finally {
-      panel.mockRestore();
-    }
-  });
+  it.each([
+    ["run", "the run went on, and the journal has every event (syncbook status, syncbook report)"],
+    // a rehearsal journals nothing, and `syncbook status` reads the runbook's real fleet
+    ["rehearse", "the rehearsal went on, and its verdict below says what it found"],
+  ] as const)(
+    "a frame that cannot be drawn (drawn from a timer, outside the run's listener) ends nothing: said once when the list ends (%s)",
+    async (mode, rest) => {
+      const panel = vi.spyOn(UiModel.prototype, "panel").mockImplementation(() => {
+        throw new Error("boom");
+      });
+      try {
+        const out = new FakeStream(true);
+        const ui = createUi({ renderer: "default", out, color: false });
+        const b = new EventBuilder();
+        await ui.listener(
+          b.emit("run.started", { runbook: "r", file: "f", hash: "h", instances: INSTANCES, mode, steps: STEPS }),
+        );
+        await ui.listener(b.emit("step.started", STEPS[1]!));
+        await frame();
+        await ui.listener(b.progress(INSTANCES[0]!, { state: "RUNNING", lagTimeSeconds: 3 }));
+        await frame();
+        expect(panel).toHaveBeenCalled();
+        await ui.listener(b.emit("run.finished", { outcome: "ok", exitCode: 0, committed: false, durationMs: 5 }));
+        await ui.close();
+        const said = out.plain.split(`live view: a frame could not be drawn (boom); ${rest}`).length - 1;
+        expect(said).toBe(1);
+      } finally {
+        panel.mockRestore();
+      }
+    },
+  );
 
   it("shows a failed step with its error and hint, refusals in red, and unreached steps as not run", async () => {
     const out = new FakeStream(true);
