@@ -278,6 +278,16 @@ export function nextAfterFailedUndo(
  * end, status and the watch page say it alike. It goes on with that cutover where it stopped
  * (src/run/earlier.ts: a plain run would start a new one instead).
  */
+export const PASSED_OVER_AGAIN = "the failed run's command again, as its end named it";
+
+/**
+ * Why the command offered after a run whose journal `--resume` passes over (it was refused before
+ * it sent anything: src/run/earlier.ts `passedOverRefusal`) is that run's own, not a `--resume`:
+ * status and the watch page say it alike.
+ */
+export const passedOverWhy = (file: string): string =>
+  `that run sent nothing, so --resume passes its journal (${file}) over and would go on from the run before it`;
+
 export const CALLED_OFF_RESUME =
   "goes on with the cutover --abort called off, where it stopped (the sync was left as it was): a write stop that was undone, or handed to a person to turn back on by hand, runs again before commit";
 

@@ -66,6 +66,8 @@ import { planSteps, stopWritesBefore } from "./plan.js";
 import {
   CALLED_OFF_RESUME,
   nextAfterFailedUndo,
+  PASSED_OVER_AGAIN,
+  passedOverWhy,
   offerAfterFile,
   RUNBOOK_CHANGED_NOTE,
   STOPPED_IN_COMMIT_AHEAD,
@@ -793,15 +795,13 @@ export function nextOffer(j: JournalStatus): NextOffer | undefined {
       runs: [
         {
           args: shellCommand(newer.args),
-          does: `gives the failed run's command again, as its end named it: once what step ${newer.number} ${newer.id}'s failure said is done: ${newer.hint}`,
+          does: `gives ${PASSED_OVER_AGAIN}: once what step ${newer.number} ${newer.id}'s failure said is done: ${newer.hint}`,
         },
         // and the way back to writes on, as beside any other way on (an outside review: writes
         // stopped by the run before it, and nothing offered to turn them back on)
         ...(j.commitSent !== true && j.reverseInDoubt === undefined ? [abortOffer(j)] : []),
       ],
-      notes: [
-        `that run sent nothing, so --resume passes its journal (${newer.file}) over and would go on from the run before it`,
-      ],
+      notes: [passedOverWhy(newer.file)],
     };
   // (open: killed or crashed, no end recorded, or a run that ended and left its cutover open:
   // failed, interrupted, stopped at --to)

@@ -35,6 +35,8 @@ import {
 import {
   CALLED_OFF_RESUME,
   nextAfterFailedUndo,
+  PASSED_OVER_AGAIN,
+  passedOverWhy,
   RUNBOOK_CHANGED_NOTE,
   runbookArg,
   STOPPED_IN_COMMIT_AHEAD,
@@ -301,7 +303,7 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
     noCommit && sentNow.commits.length === 0 && sentNow.requested === undefined && !m.cutover.reverseInDoubt;
   const passedOverFirst = po
     ? `syncbook run ${rb}${po.again.args.length ? ` ${shellCommand(po.again.args)}` : ""}${varArgs([...po.model.whenVars, ...po.model.givenVars])}   (${[
-        `the failed run's command again, as its end named it: that run sent nothing, so --resume passes its journal (${po.file}) over and would go on from the run before it`,
+        `${PASSED_OVER_AGAIN}: ${passedOverWhy(po.file)}`,
         ...secretLeftOut(po.model),
         `first, as step ${po.again.number} ${po.again.id}'s failure said: ${po.again.hint}`,
       ].join("; ")})${abortBeside ? `; or syncbook run ${rb} --abort${vars}   (${abortDoes(undefined)})` : ""}`
