@@ -289,6 +289,13 @@ export interface CutoverModel {
      */
     committed: boolean;
     /**
+     * Committed only as the fleet reads it (every instance COMMITTED), with no commit of this
+     * cutover on record (src/model/fold.ts `commitOnRecord`): an earlier sync's commit, or one
+     * sent by hand. `committed` stays true (a commit takes effect on the fleet whoever sent it, and
+     * "not committed" would say writes may go back on the source); readers say whose it is not.
+     */
+    committedOffRecord?: true;
+    /**
      * Not committed, and a commit of the sync that runs now may hold: a request of it that got no
      * usable answer (or none yet) after the last fan-out that ended, when it was sent (`at`) and
      * the `instances` that may hold it; or a run since the last reverse said so at its end (a run

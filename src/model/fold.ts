@@ -180,7 +180,10 @@ export class CutoverFold {
    * even when its runner died before the fan-out ended (the page said "not committed"); one that
    * gave no usable answer, or none yet, may hold it, unless a run since said it committed.
    */
-  #commitStanding(): Pick<CutoverModel["cutover"], "committed" | "commitAccepted" | "commitInDoubt"> {
+  #commitStanding(): Pick<
+    CutoverModel["cutover"],
+    "committed" | "commitAccepted" | "commitInDoubt" | "committedOffRecord"
+  > {
     const since = this.#reversed?.at ?? -Infinity;
     const r = this.#commitRequested;
     const last = this.#commits.filter((c) => c.at > since).at(-1);
@@ -192,7 +195,20 @@ export class CutoverFold {
     // completion by a later run hid the earlier run's accepted answer)
     const accepted = last !== undefined || this.#commitOkSince !== undefined;
     const committed = runsCommitted(this.#runs, this.#reversed) || this.#committedSeen || accepted;
-    if (committed) return { committed, ...(accepted ? { commitAccepted: true as const } : {}) };
+    // a fleet read COMMITTED with no commit of this cutover on record: still committed, said whose
+    // it is not (a fresh cutover refused at its start on a fleet an earlier sync committed: the
+    // page said "cutover … · COMMITTED" of one that sent nothing)
+    const offRecord = !commitOnRecord({
+      runs: this.#runs,
+      commits: this.#commits,
+      commitRequested: this.#commitRequested,
+    });
+    if (committed)
+      return {
+        committed,
+        ...(accepted ? { commitAccepted: true as const } : {}),
+        ...(offRecord ? { committedOffRecord: true as const } : {}),
+      };
     // no answer yet from a run that is still the last and has not ended: on its way, not in doubt
     // (the watch page, which knows whether that runner lives, says so when it does not)
     const running = r !== undefined && r.run === this.#runs.length && this.#runs.at(-1)?.finishedAt === undefined;
@@ -1089,8 +1105,30 @@ export function cutOff(
   return s.outcome === "running" && (m.current !== s.index || runnerGone);
 }
 
+/** `cutover.committedOffRecord` in words: the watch page's cutover line and its runner's state left say it alike. */
+export const COMMITTED_OFF_RECORD_WORDS =
+  "the fleet reads COMMITTED, with no commit of this cutover on record (an earlier sync's commit, or one sent by hand)";
+
 /** A cut-off step in words: `status` and the watch page say it alike. */
 export const CUT_OFF_WORDS = "started, never ended (cut off)";
+
+/**
+ * A commit of this cutover on record: a fan-out, a request, a run that said it committed, or a run
+ * that continues the cutover from what an earlier journal carried (its commit is there). A fleet
+ * read COMMITTED without one is an earlier sync's, or one sent by hand: the verdict is not this
+ * cutover's to give (src/steps/kit/earned.ts `verificationShown`), and readers say whose it is not.
+ */
+export function commitOnRecord(m: {
+  runs: readonly Pick<ModelRun, "committed" | "continues">[];
+  commits: readonly unknown[];
+  commitRequested?: unknown;
+}): boolean {
+  return (
+    m.commits.length > 0 ||
+    m.commitRequested !== undefined ||
+    m.runs.some((r) => r.committed === true || r.continues === true)
+  );
+}
 
 /**
  * A run said at its end that the sync that runs now was committed. A run's `committed` is the sync

@@ -7,7 +7,7 @@
  * are written by `formatDuration` itself (its source inlined), the one format of every output, and
  * the verifier's document counters by `verifierDocsText` (src/text.ts, inlined the same way).
  */
-import { CUT_OFF_WORDS, cutOff } from "../model/fold.js";
+import { COMMITTED_OFF_RECORD_WORDS, CUT_OFF_WORDS, cutOff } from "../model/fold.js";
 import { formatDuration } from "../runbook/duration.js";
 import { verifierDocsText } from "../text.js";
 import { COMMIT_IN_DOUBT_WORDS, windowBoundOf, windowEndWords, windowLength } from "../writes-words.js";
@@ -51,6 +51,7 @@ const dur = ${formatDuration.toString()};
 const docsText = ${verifierDocsText.toString()};
 const cutOff = ${cutOff.toString()};
 const CUT_OFF_WORDS = ${JSON.stringify(CUT_OFF_WORDS)};
+const COMMITTED_OFF_RECORD_WORDS = ${JSON.stringify(COMMITTED_OFF_RECORD_WORDS)};
 const COMMIT_IN_DOUBT_WORDS = ${JSON.stringify(COMMIT_IN_DOUBT_WORDS)};
 const windowEndWords = ${windowEndWords.toString()};
 const windowLength = ${windowLength.toString()};
@@ -108,7 +109,7 @@ function render() {
   }
   // the cutover and its runs
   const runs = m.runs.map((x) => el("li", "run " + x.n + " (" + (x.abort ? "--abort" : x.mode) + ")" + (x.by ? " by " + x.by.user + "@" + x.by.host : "") + ", started " + utc(x.startedAt) + ": " + (x.ended === "open" ? "no end yet" : x.ended === "no-word" ? "ended without a word (killed or crashed) after " + utc(x.lastAt) : "ended " + x.ended + (x.finishedAt ? " at " + utc(x.finishedAt) : "")) + (x.committed ? ", committed" : x.commitInDoubt ? ", " + COMMIT_IN_DOUBT_WORDS : "") + (x.message ? " — " + x.message : "")));
-  const cut = [el("p", "cutover " + (m.cutover.id || "(no run yet)") + (m.cutover.committed ? " · COMMITTED" : r.commitInDoubt ? " · " + COMMIT_IN_DOUBT_WORDS.replace("commit in doubt", "COMMIT IN DOUBT") : m.cutover.reversed ? " · not committed since the reverse (step " + m.cutover.reversed.id + ")" : " · not committed") + (said ? " · " + s.verification.headline : ""))];
+  const cut = [el("p", "cutover " + (m.cutover.id || "(no run yet)") + (m.cutover.committed ? (m.cutover.committedOffRecord ? " · " + COMMITTED_OFF_RECORD_WORDS : " · COMMITTED") : r.commitInDoubt ? " · " + COMMIT_IN_DOUBT_WORDS.replace("commit in doubt", "COMMIT IN DOUBT") : m.cutover.reversed ? " · not committed since the reverse (step " + m.cutover.reversed.id + ")" : " · not committed") + (said ? " · " + s.verification.headline : ""))];
   if (runs.length) { const ul = el("ul", undefined, "plain"); ul.append(...runs); cut.push(ul); }
   for (const g of m.gaps) cut.push(el("p", "no runner alive for " + dur(g.ms) + " after run " + g.after + " (" + (g.how === "killed" ? "it was killed" : "it ended") + ")", "warn"));
   fill("cutover", cut);

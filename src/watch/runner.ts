@@ -10,7 +10,7 @@
  */
 import { instanceLabel } from "../events.js";
 import type { CutoverModel } from "../model/contract.js";
-import { CUT_OFF_WORDS, cutOff, syncCommits } from "../model/fold.js";
+import { COMMITTED_OFF_RECORD_WORDS, CUT_OFF_WORDS, cutOff, syncCommits } from "../model/fold.js";
 import {
   lastAttempted,
   resumedRun,
@@ -410,7 +410,7 @@ export function stateLeft(m: CutoverModel, now: number, runnerGone = true): stri
   const out: string[] = [];
   const w = m.window;
   if (m.cutover.committed) {
-    out.push("committed");
+    out.push(m.cutover.committedOffRecord ? COMMITTED_OFF_RECORD_WORDS : "committed");
     // taken by part of the fleet: what every commit of this sync reached, not only the last (a split
     // commit finished with --from commit --only <the rest> reached all: a trial saw "1 of 3");
     // the others' commit, if any, was not this cutover's (an earlier cutover's, or by hand)

@@ -285,6 +285,55 @@ describe("a fleet that answers COMMITTED", () => {
     expect(answer(50, 0, undefined)).toBe(true);
     expect(answer(60, 1, "COMMITTING")).toBe(true);
   });
+
+  // a fresh cutover refused at its start on a fleet an earlier sync committed: the page said
+  // "cutover … · COMMITTED" of one that sent nothing. Still committed (a commit holds on the fleet
+  // whoever sent it: "not committed" would say writes may go back on the source), said off record
+  const fleetCommitted = (before: (s: ReturnType<typeof stream>) => RunEvent[]) => {
+    const s = stream();
+    const f = new CutoverFold({ traits: traitsOf });
+    for (const e of [s.at(0, "run.started", started("run")), ...before(s)]) f.apply(e);
+    for (const i of [0, 1])
+      f.apply(s.at(100 + i, "progress.sampled", { instance: inst(i), progress: { state: "COMMITTED" } } as never));
+    return f.view().cutover;
+  };
+  it("with no commit of this cutover on record: committed, and off record", () => {
+    const c = fleetCommitted(() => []);
+    expect(c.committed).toBe(true);
+    expect(c.committedOffRecord).toBe(true);
+  });
+  it.each([
+    [
+      "a commit request",
+      (s: ReturnType<typeof stream>) => [s.at(10, "request.sent", commandSent(1, "commit", inst(0)))],
+    ],
+    [
+      "a commit fan-out",
+      (s: ReturnType<typeof stream>) => [
+        s.at(10, "commit.sent", { index: 1, id: "commit", instances: ["sync0", "sync1"] } as never),
+      ],
+    ],
+    [
+      "a run that said it committed",
+      (s: ReturnType<typeof stream>) => [
+        s.at(10, "run.finished", { outcome: "failed", exitCode: 1, committed: true, durationMs: 10 }),
+      ],
+    ],
+    [
+      "a --from run that continues the cutover",
+      (s: ReturnType<typeof stream>) => [
+        s.at(10, "run.finished", { outcome: "failed", exitCode: 1, committed: false, durationMs: 10 }),
+        s.at(20, "run.started", {
+          ...started("run"),
+          carried: { from: "j1.jsonl", writesStopped: true, commitSent: true, commitAccepted: false },
+        }),
+      ],
+    ],
+  ] as const)("with %s on record: committed, and on record", (_, before) => {
+    const c = fleetCommitted(before);
+    expect(c.committed).toBe(true);
+    expect(c.committedOffRecord).toBeUndefined();
+  });
 });
 
 // a reverse starts a new sync: what was committed before it was the other's (the watch page said

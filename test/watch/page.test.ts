@@ -13,7 +13,7 @@ import { verifierDocsText, type GenerationDocs } from "../../src/text.js";
 import { windowBoundOf, windowEndWords, windowLength } from "../../src/writes-words.js";
 import { watchPage } from "../../src/watch/page.js";
 import type { RunEvent } from "../../src/events.js";
-import { CUT_OFF_WORDS, CutoverFold, cutOff } from "../../src/model/fold.js";
+import { COMMITTED_OFF_RECORD_WORDS, CUT_OFF_WORDS, CutoverFold, cutOff } from "../../src/model/fold.js";
 import { traitsOf } from "../../src/steps/index.js";
 import { runnerVerdict } from "../../src/watch/runner.js";
 import { buildState } from "../../src/watch/state.js";
@@ -225,10 +225,13 @@ describe("the watch page's runner section after a commit", () => {
     { index: 1, id: "verify", kind: "verify", title: "verify" },
   ];
   const ERROR = "not verified: the verifier skipped DDL on the source";
-  function state(commit: boolean) {
+  function state(commit: boolean, fleetCommitted = false) {
     const f = new CutoverFold({ traits: traitsOf });
     for (const e of [
       ev("run.started", 0, { runbook: "rb", file: "rb.yaml", hash: "h", mode: "run", instances, steps }),
+      ...(fleetCommitted
+        ? [ev("progress.sampled", 5, { instance: instances[0], progress: { state: "COMMITTED" } })]
+        : []),
       ev("step.started", 10, steps[0]),
       ...(commit ? [ev("commit.sent", 20, { index: 0, id: "commit", instances: ["a"], skewMs: 0 })] : []),
       ev("step.finished", 30, { index: 0, id: "commit", outcome: commit ? "ok" : "failed", durationMs: 20 }),
@@ -286,5 +289,18 @@ describe("the watch page's runner section after a commit", () => {
     const [plain] = paragraphs(drawn(before)("cutover"));
     expect(plain?.text).toMatch(/ · not committed$/);
     expect(plain?.text).not.toMatch(/VERIFIED/);
+  });
+  // a fresh cutover refused before its commit on a fleet an earlier sync committed: the line said
+  // "cutover … · COMMITTED" of one that sent nothing (the verdict beside it went in 7c70202)
+  it("a fleet read COMMITTED with no commit of this cutover on record: said whose it is not, no verdict", () => {
+    const s = state(false, true);
+    expect(s.model.cutover.committed).toBe(true);
+    const [line] = paragraphs(drawn(s)("cutover"));
+    expect(line?.text).toMatch(
+      / · the fleet reads COMMITTED, with no commit of this cutover on record \(an earlier sync's commit, or one sent by hand\)$/,
+    );
+    expect(line?.text).not.toMatch(/ · COMMITTED/);
+    expect(s.runner.left).toContain(COMMITTED_OFF_RECORD_WORDS);
+    expect(s.runner.left).not.toContain("committed");
   });
 });

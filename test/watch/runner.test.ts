@@ -608,6 +608,8 @@ describe("stateLeft", () => {
   // have reached the fleet, the page said "committed" alone
   it("a reverse whose step did not end and that may have reached an instance is said, as status says it", () => {
     const m = killedModel([
+      // this cutover's commit (a fleet read COMMITTED without one is said off record)
+      ev("commit.sent", 2000, { index: 2, id: "commit", instances: ["a", "b"], skewMs: 1 }),
       ev("progress.sampled", 2100, { instance: instances[0], progress: { state: "COMMITTED" } }),
       ev("progress.sampled", 2100, { instance: instances[1], progress: { state: "COMMITTED" } }),
       ev("request.sent", 2500, {

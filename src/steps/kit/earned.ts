@@ -33,7 +33,7 @@ import type { VerifierNeed, VerifierStanding } from "../../fleet/index.js";
 import type { VerifierMemory } from "./context.js";
 import type { VerifyFailed } from "../../model/verify-failed.js";
 import type { CutoverModel } from "../../model/contract.js";
-import { syncCommits } from "../../model/fold.js";
+import { commitOnRecord, syncCommits } from "../../model/fold.js";
 
 /** Marks the progress syncbook reads into an empty HTTP 500 (not the verifier's own field). */
 export const EMPTY_500 = "syncbookEmptyHttp500";
@@ -507,10 +507,7 @@ export function verificationShown(
   // continues the cutover from what an earlier journal carried): a fleet read COMMITTED before any
   // is an earlier sync's, and "NOT VERIFIED" over a start refused by fleet-idle there was a verdict
   // on a cutover that sent nothing (an outside review)
-  const ownCommit =
-    m.commits.length > 0 ||
-    m.commitRequested !== undefined ||
-    m.runs.some((r) => r.committed === true || r.continues === true);
+  const ownCommit = commitOnRecord(m);
   const mayTakeWrites =
     m.cutover.commitInDoubt !== undefined ||
     open.some((a) => a === "pending" || a === "unknown") ||
