@@ -1113,6 +1113,28 @@ export const COMMITTED_OFF_RECORD_WORDS =
 export const CUT_OFF_WORDS = "started, never ended (cut off)";
 
 /**
+ * Not committed, and a commit sent may hold, for a reader that knows whether the runner is gone
+ * (the watch page, by its lock) or cannot know it (a report, read after: `runnerGone` where the
+ * events end without the run's end): the model's word, and, the runner gone, the instances a
+ * request of its last run has no answer from (on its way only while that runner lives). A report
+ * of a runner killed mid-commit said "UNFINISHED" with no word of the commit (a review).
+ */
+export function commitInDoubtFor(
+  m: Pick<CutoverModel, "commits" | "commitRequested" | "cutover">,
+  runnerGone: boolean,
+): CutoverModel["cutover"]["commitInDoubt"] {
+  if (m.cutover.committed) return undefined;
+  const had = m.cutover.commitInDoubt;
+  const r = syncCommits(m).requested;
+  const pending =
+    runnerGone && r !== undefined
+      ? Object.entries(r.answers).flatMap(([label, a]) => (a === "pending" ? [label] : []))
+      : [];
+  if (pending.length === 0) return had;
+  return { at: had?.at ?? r!.at, instances: [...new Set([...(had?.instances ?? []), ...pending])] };
+}
+
+/**
  * A commit of this cutover on record: a fan-out, a request, a run that said it committed, or a run
  * that continues the cutover from what an earlier journal carried (its commit is there). A fleet
  * read COMMITTED without one is an earlier sync's, or one sent by hand: the verdict is not this

@@ -7,7 +7,7 @@ import { sameService } from "../instance-identity.js";
 import { instanceLabel, type InstanceRef, type Place, type RunEvent, type RunEventOf } from "../events.js";
 import { generationDocs, lagSeconds, pingLatencyMs } from "../api/progress.js";
 import { histogramPercentile, mergeHistograms } from "../fleet/polls.js";
-import { CutoverFold, runsCommitted } from "../model/fold.js";
+import { commitInDoubtFor, CutoverFold, runsCommitted } from "../model/fold.js";
 import type { CutoverModel, ModelRun, ModelStep } from "../model/contract.js";
 import { formatDuration } from "../runbook/duration.js";
 import { createClockCorrector, jumpWarning } from "./durations.js";
@@ -546,6 +546,7 @@ export class ReportBuilder {
     const lastAt = this.#lastAt ?? t0;
     const windows = model.windows;
     // an instance's acceptance the journal shows counts whatever the runs said (the read model's rule)
+    const doubt = commitInDoubtFor(model, !finished);
     const committed =
       runsCommitted(model.runs, model.cutover.reversed) ||
       model.cutover.commitAccepted === true ||
@@ -563,9 +564,9 @@ export class ReportBuilder {
       outcome: finished?.outcome ?? "unfinished",
       // the sync that runs now: after a reverse, a commit before it was the other sync's
       committed,
-      ...(!committed && model.cutover.commitInDoubt
-        ? { commitInDoubt: { instances: model.cutover.commitInDoubt.instances.map(stripUserinfo) } }
-        : {}),
+      // the events end without the run's end: a commit request not answered was on its way while
+      // its runner lived, which a report, read after, cannot tell: in doubt (`commitInDoubtFor`)
+      ...(!committed && doubt ? { commitInDoubt: { instances: doubt.instances.map(stripUserinfo) } } : {}),
       ...(model.cutover.reverseInDoubt
         ? {
             reverseInDoubt: {

@@ -10,7 +10,7 @@
  */
 import { instanceLabel } from "../events.js";
 import type { CutoverModel } from "../model/contract.js";
-import { COMMITTED_OFF_RECORD_WORDS, CUT_OFF_WORDS, cutOff, syncCommits } from "../model/fold.js";
+import { COMMITTED_OFF_RECORD_WORDS, CUT_OFF_WORDS, commitInDoubtFor, cutOff, syncCommits } from "../model/fold.js";
 import {
   lastAttempted,
   resumedRun,
@@ -393,13 +393,9 @@ export function runnerVerdict(i: RunnerInput): RunnerVerdict {
   };
 }
 
-/** Not committed, and a commit sent may hold: the model's word, or an unanswered request of a runner that is gone. */
-function commitInDoubtNow(m: CutoverModel, runnerGone: boolean): boolean {
-  if (m.cutover.committed) return false;
-  if (m.cutover.commitInDoubt) return true;
-  const r = syncCommits(m).requested;
-  return runnerGone && r !== undefined && Object.values(r.answers).some((a) => a === "pending");
-}
+/** Not committed, and a commit sent may hold (src/model/fold.ts `commitInDoubtFor`). */
+const commitInDoubtNow = (m: CutoverModel, runnerGone: boolean): boolean =>
+  commitInDoubtFor(m, runnerGone) !== undefined;
 
 /**
  * The state a run leaves, in words: the application's writes, the commit, the step it was in.

@@ -272,6 +272,36 @@ describe("the report's headline after a commit: verified or not, however the run
     expect(title(ended({}))).toBe("COMMITTED · NOT VERIFIED");
   });
 
+  // a review: a runner killed with its commit requests unanswered read "UNFINISHED", no word of the
+  // commit; on its way while the runner lived, which a report, read after, cannot tell
+  it("a run killed with its commit requests unanswered: UNFINISHED · COMMIT IN DOUBT, the instances named", () => {
+    const { events } = synthRun();
+    const isCommit = (e: RunEvent): boolean => e.type === "request.sent" && e.path === "/api/v1/commit";
+    const first = events.findIndex(isCommit);
+    const cut = [...events.slice(0, first), ...events.slice(first).filter(isCommit)];
+    const report = buildReport(cut);
+    expect(report.outcome).toBe("unfinished");
+    expect(report.committed).toBe(false);
+    expect(report.commitInDoubt?.instances.length).toBeGreaterThan(0);
+    const html = renderHtml(report);
+    expect(h1(html)).toMatch(/^UNFINISHED · COMMIT IN DOUBT/);
+    expect(html).toContain("Writes must not go back on the source while it may hold.");
+    // the same events with the run's end (a runner that ended): the fold's own rule, no pending
+    const ended = buildReport([
+      ...cut,
+      {
+        type: "run.finished",
+        seq: 1e6,
+        at: cut.at(-1)!.at + 1,
+        outcome: "failed",
+        exitCode: 1,
+        committed: false,
+        durationMs: 1,
+      },
+    ]);
+    expect(ended.commitInDoubt?.instances).toEqual(report.commitInDoubt?.instances);
+  });
+
   it("nothing committed and no commit in doubt: a failed run's headline says no verdict; a commit in doubt, one", () => {
     const { events } = synthRun({ refuseCommit: true });
     const failed = renderHtml(buildReport(events));
