@@ -697,10 +697,17 @@ export async function execute(
           `  the commit was sent past a forced writes-stopped interlock: a write stop in any journal no longer counts for the verifier; the hint above names the way on (declare the stop in the runbook, or force this check and stay not verified)`,
         );
       else if (result.refused === "writes-stopped")
-        // a step after the commit (a verify) that found no write stop: none is in this journal folder
-        next(
-          `  no write stop of this cutover is in the journals of ${flags.journalDir ?? "the runbook's .syncbook folder"}: if its runs journaled elsewhere, run again with --journal-dir <that folder>; if writes were stopped outside syncbook, say so in the runbook (writesStoppedExternally: true)`,
-        );
+        // a step after the commit (a verify) that found no write stop: none is in this journal
+        // folder. A rehearsal journals nothing and takes no --journal-dir: one that starts past the
+        // write stop has none (an adversarial run: `rehearse --from verify` was told of journals)
+        for (const line of realRunOr(
+          how,
+          [
+            `  no write stop of this cutover is in the journals of ${flags.journalDir ?? "the runbook's .syncbook folder"}: if its runs journaled elsewhere, run again with --journal-dir <that folder>; if writes were stopped outside syncbook, say so in the runbook (writesStoppedExternally: true)`,
+          ],
+          [`  ${REHEARSE_FROM_THE_START}`],
+        ))
+          next(line);
       else if (result.writesKeptOff?.committed) {
         // the cutover happened outside this run: the hint above is the way on, not a resume
       } else if (result.refused === "stopped-in-commit" && how.mode !== "rehearse") {

@@ -137,8 +137,11 @@ function stepLabel(e: { index: number; id: string }): string {
   return `step ${e.index + 1} ${e.id}`;
 }
 
-/** One human sentence per notification (events are redacted at the source). */
-export function describeNotification(n: Notification, runbook: string): string {
+/**
+ * One human sentence per notification (events are redacted at the source). `rehearsal`: a
+ * rehearsal's stand-in line quotes it, so it names no real run's way on (`writesLeftSentence`).
+ */
+export function describeNotification(n: Notification, runbook: string, rehearsal = false): string {
   switch (n.type) {
     case "notify":
       return n.text;
@@ -148,7 +151,7 @@ export function describeNotification(n: Notification, runbook: string): string {
     case "run.started":
       return `${runbook}: ${n.mode} started on ${n.instances.length} instance${n.instances.length === 1 ? "" : "s"} (${n.steps.length} steps)`;
     case "run.finished":
-      return runFinishedText(n, runbook);
+      return runFinishedText(n, runbook, rehearsal);
     case "step.started":
       return `${runbook}: ${stepLabel(n)} started: ${n.title}`;
     case "step.skipped":
@@ -221,7 +224,11 @@ export function describeNotification(n: Notification, runbook: string): string {
  * down: src/writes-words.ts), then how it ended (an operator's Ctrl-C or `--abort` said as the
  * operator's), this run's time and the cutover's across its runs, its write-stop window.
  */
-function runFinishedText(n: Extract<Notification, { type: "run.finished" }>, runbook: string): string {
+function runFinishedText(
+  n: Extract<Notification, { type: "run.finished" }>,
+  runbook: string,
+  rehearsal: boolean,
+): string {
   const how = n.aborted
     ? "called off by the operator (--abort)"
     : n.outcome === "ok"
@@ -233,7 +240,7 @@ function runFinishedText(n: Extract<Notification, { type: "run.finished" }>, run
         : n.outcome;
   const cutover = n.cutover ? `; the cutover: ${formatDuration(n.cutover.durationMs)} over ${n.cutover.runs} runs` : "";
   const window = n.window ? `; ${windowLengthWords(n.window)}` : "";
-  return `${runbook}: ${n.writes ? `${writesLeftSentence(n.writes, n.committed, n.commitInDoubt === true, n.undoByHand)}. ` : ""}run ${how} (${commitWords(n)}) after ${formatDuration(n.durationMs)}${cutover}${window}${n.message ? `: ${n.message}` : ""}`;
+  return `${runbook}: ${n.writes ? `${writesLeftSentence(n.writes, n.committed, n.commitInDoubt === true, n.undoByHand, rehearsal)}. ` : ""}run ${how} (${commitWords(n)}) after ${formatDuration(n.durationMs)}${cutover}${window}${n.message ? `: ${n.message}` : ""}`;
 }
 
 /** An interrupt from the operator's terminal (Ctrl-C), or one whose signal is not known. */

@@ -425,7 +425,7 @@ export async function sendNotification(
     notification.type !== "notify" && typeof checked.value.text === "string" && checked.value.text !== ""
       ? `${checked.value.text} `
       : "";
-  const text = ctx.redact(prefix + describeNotification(notification, ctx.runbook.name));
+  const text = ctx.redact(prefix + describeNotification(notification, ctx.runbook.name, ctx.mode === "rehearse"));
   const timeoutMs = opts.timeoutMs ?? 15_000;
   try {
     await withTimeout(

@@ -206,7 +206,11 @@ function banner(report: Report): string {
       const to = stoppedAt(report);
       if (to !== undefined) {
         headline = `STOPPED AT --to ${to}${report.commitInDoubt ? "" : " · NOT COMMITTED"}`;
-        detail = `The last run ended ok at --to ${to}, before the runbook's end: the steps after it have not run, and the cutover goes on (--resume): syncbook status ${runbookOf(report)} shows where, and the command that continues it.`;
+        // a rehearsal journals nothing: its --resume and status would act on the real fleet
+        detail =
+          report.mode === "rehearse"
+            ? `The rehearsal ended ok at --to ${to}, before the runbook's end: the steps after it have not run. Its simulator stopped with it: rehearse again to go further.`
+            : `The last run ended ok at --to ${to}, before the runbook's end: the steps after it have not run, and the cutover goes on (--resume): syncbook status ${runbookOf(report)} shows where, and the command that continues it.`;
         break;
       }
       headline = report.committed ? "COMMITTED" : "SUCCEEDED";
@@ -267,12 +271,17 @@ function banner(report: Report): string {
       : report.outcome === "failed"
         ? "failed"
         : "warn";
-  // which sync runs after a reverse on its way only the fleet can say: never "committed" alone
+  // which sync runs after a reverse on its way only the fleet can say: never "committed" alone. A
+  // rehearsal's fleet is its simulator, stopped with it: `syncbook status` there reads the real one
+  const seeFleet =
+    report.mode === "rehearse"
+      ? "Its simulator stopped with the rehearsal: the rehearsal's verdict, at its end, says whether it took effect."
+      : `See the fleet: syncbook status ${runbookOf(report)}`;
   const commitDoubt = report.commitInDoubt
-    ? `<p class="warn">${esc(`${COMMIT_IN_DOUBT_WORDS}${report.commitInDoubt.instances.length ? `: ${report.commitInDoubt.instances.join(", ")} may hold it` : ""}. Writes must not go back on the source while it may hold. See the fleet: syncbook status ${runbookOf(report)}`)}</p>`
+    ? `<p class="warn">${esc(`${COMMIT_IN_DOUBT_WORDS}${report.commitInDoubt.instances.length ? `: ${report.commitInDoubt.instances.join(", ")} may hold it` : ""}. Writes must not go back on the source while it may hold. ${seeFleet}`)}</p>`
     : "";
   const doubt = report.reverseInDoubt
-    ? `<p class="warn">${esc(`${reverseInDoubtWords(report.reverseInDoubt.step)} (sent to ${report.reverseInDoubt.instances.join(", ")}). See the fleet: syncbook status ${runbookOf(report)}`)}</p>`
+    ? `<p class="warn">${esc(`${reverseInDoubtWords(report.reverseInDoubt.step)} (sent to ${report.reverseInDoubt.instances.join(", ")}). ${seeFleet}`)}</p>`
     : "";
   // a cutover of several runs: each named, with how it ended (issue 37)
   const runs =

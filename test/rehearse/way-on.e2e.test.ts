@@ -7,7 +7,7 @@
  * step's hint (`realRunOr`): the unwind's decision after a commit sent (refused, split, in doubt),
  * the run's end after `rehearse --from commit`, continueOnError's warning, a forced exit.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
@@ -164,6 +164,58 @@ ${COMMIT}`,
     const stuck = /<div id="writes-still-stopped"[\s\S]*?<\/div>/.exec(html)?.[0] ?? "";
     expect(stuck, html).toContain(advice.replaceAll("'", "&#39;"));
     expect(realWaysOn(stuck), stuck).toEqual([]);
+  }, 90_000);
+
+  // an adversarial run (helper 132): report.html's banner after a commit in doubt said "See the
+  // fleet: syncbook status rb.yaml", and a notifier's stand-in line quoted the notification's "(syncbook
+  // status, or --resume, which reads it first)"
+  it("a commit in doubt: report.html and the notifiers' stand-in lines name no real run's way on", async () => {
+    const { dir, file } = await runbookOf(1, CUTOVER);
+    writeFileSync(
+      file,
+      readFileSync(file, "utf8").replace(
+        "steps:",
+        'notify: [{ use: webhook, with: { url: "https://hooks.example.invalid/x" }, on: [run.finished] }]\nsteps:',
+      ),
+    );
+    const out = join(dir, "out");
+    const r = await cli(
+      ["rehearse", file, "--renderer", "simple", "--yes", "--fault", "reset=1@*/commit", "--report", out],
+      { cwd: dir },
+    );
+    expect(r.code, r.all).toBe(1);
+    const standIn = r.all.split("\n").filter((l) => l.includes("notification not sent:"));
+    expect(standIn.join("\n"), r.all).toContain("a commit was sent and may hold");
+    expect(realWaysOn(standIn.join("\n")), r.all).toEqual([]);
+    const html = readFileSync(join(out, "report.html"), "utf8");
+    const banner = /<header id="outcome"[\s\S]*?<\/header>/.exec(html)?.[0] ?? "";
+    expect(banner, html).toContain("commit in doubt");
+    expect(realWaysOn(banner), banner).toEqual([]);
+  }, 90_000);
+
+  // it said "the cutover goes on (--resume): syncbook status rb.yaml shows where"
+  it("a rehearsal stopped at --to: report.html's banner names no --resume or status", async () => {
+    const { dir, file } = await runbookOf(1, CUTOVER);
+    const out = join(dir, "out");
+    const r = await cli(["rehearse", file, "--renderer", "simple", "--yes", "--to", "ready", "--report", out], {
+      cwd: dir,
+    });
+    expect(r.code, r.all).toBe(0);
+    const html = readFileSync(join(out, "report.html"), "utf8");
+    const banner = /<header id="outcome"[\s\S]*?<\/header>/.exec(html)?.[0] ?? "";
+    expect(banner, html).toContain("The rehearsal ended ok at --to ready");
+    expect(realWaysOn(banner), banner).toEqual([]);
+  }, 90_000);
+
+  // it said "no write stop of this cutover is in the journals of the runbook's .syncbook folder: …
+  // run again with --journal-dir <that folder>"
+  it("`rehearse --from verify`, refused for want of a write stop: the rehearsal again from the first step, no journals", async () => {
+    const { dir, file } = await runbookOf(1, CUTOVER);
+    const r = await cli(["rehearse", file, "--renderer", "simple", "--yes", "--from", "verify"], { cwd: dir });
+    expect(r.code, r.all).toBe(3);
+    expect(r.all).not.toMatch(/journal-dir|in the journals of/);
+    expect(realWaysOn(r.all), r.all).toEqual([]);
+    expect(r.all).toContain("\n  rehearse again from the first step:");
   }, 90_000);
 
   // a forced exit (Ctrl-C twice at a terminal) during an undo said "--abort runs the undos still
