@@ -263,7 +263,7 @@ export function createRunSummary() {
 }
 
 function verifierResult(verdict: Verdict | undefined, last: { phase?: string } | undefined): string {
-  if (verdict) return verifierText(verdict.verifier);
+  if (verdict) return verifierText(verdict);
   if (!last) return "not used in this run";
   const p = last as { phase?: string; error?: unknown; verificationStatus?: Record<string, unknown> };
   const st = p.verificationStatus ?? {};

@@ -11,7 +11,7 @@ import { CURRENT_SERVICE_VERSION } from "../sim/versions.js";
 import type { LoadedRunbook } from "../runbook/index.js";
 import { bindStep, type WritesProbe } from "../steps/index.js";
 import type { Runbook } from "../runbook/types.js";
-import { verdictKind, verdictWord, verifierText, type Verdict } from "./verdict.js";
+import { metadataDiffers, verdictKind, verdictWord, verifierText, type Verdict } from "./verdict.js";
 import { lintWithLoader } from "../lint/rules.js";
 import { formatDuration } from "../runbook/duration.js";
 import { commitWords } from "../writes-words.js";
@@ -244,7 +244,7 @@ export async function prepareRehearsal(loaded: LoadedRunbook, opts: RehearsalOpt
           st.writes.lost === 0 &&
           fleetErrors.length === 0 &&
           !(failedTasks !== null && failedTasks > 0) &&
-          !(metadataMismatchTasks !== null && metadataMismatchTasks > 0) &&
+          !metadataDiffers(metadataMismatchTasks, committed, st.instances.length) &&
           st.verifier.error === null,
         ...(run.reversed !== undefined ? { reversed: run.reversed } : {}),
         ...(run.commitInDoubt ? { commitInDoubt: true as const } : {}),
@@ -303,6 +303,7 @@ export function formatVerdict(v: Verdict, wallMs: number, runExitCode?: number):
     v.writesLost > 0 ? "writes lost" : "",
     v.fleetErrors.length ? "fleet errors" : "",
     v.verifier.error != null || (v.verifier.failedTasks ?? 0) > 0 ? "verification failed" : "",
+    metadataDiffers(v.verifier.metadataMismatchTasks, v.committed, v.instances) ? "index metadata differs" : "",
   ]
     .filter(Boolean)
     .join(", ");
@@ -321,7 +322,7 @@ export function formatVerdict(v: Verdict, wallMs: number, runExitCode?: number):
     `  committed:     ${v.committed === v.instances ? `COMMITTED on all ${v.instances} instance(s)` : v.committed > 0 ? `COMMITTED on ${v.committed} of ${v.instances} instances (${statesText(v.states)})` : `${commitWords({ committed: false, ...(v.commitInDoubt ? { commitInDoubt: true } : {}), ...(v.reversed !== undefined ? { reversed: v.reversed } : {}) })} (${statesText(v.states)})`}`,
     `  writes lost:   ${v.writesLost}${v.writesLost > 0 ? "  ← writes reached the source after commit was sent" : ""}`,
     `  verified:      ${v.verified ? "yes: a verify step passed on this cutover's verification result" : `no: ${v.unverified ?? "no verification was earned"}`}`,
-    `  verifier:      ${verifierText(v.verifier)}`,
+    `  verifier:      ${verifierText(v)}`,
     `  fleet errors:  ${v.fleetErrors.length === 0 ? "none" : v.fleetErrors.join("; ")}`,
     `  time taken:    ${formatDuration(wallMs)} (${formatDuration(v.simSeconds * 1000)} simulated)`,
     ...(v.lint

@@ -62,10 +62,22 @@ export function verdictWord(v: Pick<Verdict, "safe" | "verified" | "lint">): str
     : word;
 }
 
+/**
+ * Index metadata that differs counts against the rehearsal once every instance is COMMITTED, not
+ * before: the simulator models the service keeping unique indexes non-unique, TTL at their largest
+ * value and hidden indexes visible until commit (src/sim/verifier.ts), so a rehearsal that ended
+ * before its commit read "UNSAFE ()" and "the clusters differ" on a clean run (an adversarial run).
+ */
+export function metadataDiffers(mismatchTasks: number | null, committed: number, instances: number): boolean {
+  return (mismatchTasks ?? 0) > 0 && committed === instances;
+}
+
 /** The verifier's result in one line (the rehearsal verdict, the CI job summary). */
-export function verifierText(v: Verdict["verifier"]): string {
-  if (v.checks === 0) return "not run";
-  if (v.exited !== null) return `exited (${v.exited})`;
-  const diff = (v.failedTasks ?? 0) > 0 || (v.metadataMismatchTasks ?? 0) > 0;
-  return `phase ${v.phase}, failedTasks ${v.failedTasks ?? "?"}, metadataMismatchTasks ${v.metadataMismatchTasks ?? "?"}${v.error ? `, error ${JSON.stringify(v.error)}` : ""}${diff ? "  ← the clusters differ" : ""}`;
+export function verifierText(v: Pick<Verdict, "verifier" | "committed" | "instances">): string {
+  const f = v.verifier;
+  if (f.checks === 0) return "not run";
+  if (f.exited !== null) return `exited (${f.exited})`;
+  const mismatch = (f.metadataMismatchTasks ?? 0) > 0;
+  const diff = (f.failedTasks ?? 0) > 0 || metadataDiffers(f.metadataMismatchTasks, v.committed, v.instances);
+  return `phase ${f.phase}, failedTasks ${f.failedTasks ?? "?"}, metadataMismatchTasks ${f.metadataMismatchTasks ?? "?"}${f.error ? `, error ${JSON.stringify(f.error)}` : ""}${diff ? "  ← the clusters differ" : mismatch ? "  (index metadata differs until commit: expected before it)" : ""}`;
 }
