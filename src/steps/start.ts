@@ -9,7 +9,7 @@ import { keyed, toEach, type StepKindDef } from "./kit/define.js";
 import { checkIdentity, checkInterlock, readFleet, sendCommand, stateOrWhyNot } from "./kit/fleet-ops.js";
 import { poll } from "./kit/poll.js";
 import { COMMAND_IMPOSSIBLE_STATE, commandPossible, resultOf, shardedWithoutEmbedded } from "./kit/sequence.js";
-import { byHand, wayOn, type StepContext, type WayOnRun } from "./kit/context.js";
+import { byHand, wayOn, type RunContext, type StepContext, type WayOnRun } from "./kit/context.js";
 import type { FleetSnapshot, InstanceSample } from "../fleet/index.js";
 import { commandTargets } from "./kit/targets.js";
 import { redactLeaves } from "../redact.js";
@@ -143,9 +143,11 @@ const PAST_COMMIT = new Set<string | undefined>(["COMMITTING", "COMMITTED", "REV
 /**
  * The way on from a fleet that is not IDLE, by what it shows. A committed sync does not go back to
  * IDLE (a restarted service "returns to the state it had before the crash", service facts), so
- * --resume, which would send the same start to the same fleet, is no way on there.
+ * --resume, which would send the same start to the same fleet, is no way on there. A `--resume`
+ * adopts a run only where a journal of this cutover acted (`RunMemory.acted`): before, it is
+ * refused for want of one, so it is not offered (a review: offered on a first run's refusal).
  */
-function notIdleHint(run: WayOnRun, notIdle: readonly InstanceSample[]): string {
+function notIdleHint(run: WayOnRun & Pick<RunContext, "memory">, notIdle: readonly InstanceSample[]): string {
   const past = notIdle.filter((i) => PAST_COMMIT.has(i.progress?.state));
   // the simulator of a rehearsal starts IDLE: what else it shows is the rehearsal's own doing
   if (past.length > 0)
@@ -157,7 +159,7 @@ function notIdleHint(run: WayOnRun, notIdle: readonly InstanceSample[]): string 
   return byHand(
     run,
     "fleet",
-    `A sync already runs (${wayOn(run)} adopts a run this tool started), or an instance is down.`,
+    `A sync already runs${run.memory.acted ? ` (${wayOn(run)} adopts a run this tool started)` : ""}, or an instance is down.`,
   );
 }
 

@@ -72,10 +72,11 @@ async function oursAndTheirs(): Promise<{ ours: Simulator; theirs: Simulator }> 
  * What a start refused by fleet-identity adds to its way on where an instance read is not IDLE:
  * the fleet-idle interlock, asked after it, refuses that way on too while an instance of this sync
  * is not IDLE (a review: a `--new-cutover` on a fleet that ran the earlier sync was pointed at
- * `--new-cutover` again, which fleet-idle refused).
+ * `--new-cutover` again, which fleet-idle refused). The `--resume` that adopts a run only where a
+ * journal of this cutover `acted` (before, that `--resume` is refused).
  */
-const idleToo = (file: string, states: string): string =>
-  ` Start also needs every instance IDLE (fleet-idle, checked after this), and ${states}: while an instance of this sync is not IDLE, that check refuses the way on above too. A sync already runs (\`syncbook run ${file} --resume\` adopts a run this tool started), or an instance is down.`;
+const idleToo = (file: string, states: string, acted = false): string =>
+  ` Start also needs every instance IDLE (fleet-idle, checked after this), and ${states}: while an instance of this sync is not IDLE, that check refuses the way on above too. A sync already runs${acted ? ` (\`syncbook run ${file} --resume\` adopts a run this tool started)` : ""}, or an instance is down.`;
 
 /**
  * A cutover of two instances run to its `drained` wait (started, writes stopped), after which
@@ -252,7 +253,7 @@ describe("a fleet-identity refusal", () => {
       /✖ \[2\/9\] Start the sync cluster0 → cluster1 failed in \d+ms: refused \(fleet-identity\)/,
     );
     expect(hintOf(first.all), first.all).toBe(
-      `Nothing has been sent to the fleet yet: only the runbook's hooks ran. Correct the \`instances:\` list (every instance of this sync, and only those) or what answers at each address. With the list corrected, \`syncbook run ${file} --new-cutover\` starts over from the first step, its hooks again (a plain run is refused by this unfinished cutover, a \`--resume\` by the changed list); with it unchanged, \`syncbook run ${file} --resume\`.${idleToo(file, "sync1 is RUNNING")}`,
+      `Nothing has been sent to the fleet yet: only the runbook's hooks ran. Correct the \`instances:\` list (every instance of this sync, and only those) or what answers at each address. With the list corrected, \`syncbook run ${file} --new-cutover\` starts over from the first step, its hooks again (a plain run is refused by this unfinished cutover, a \`--resume\` by the changed list); with it unchanged, \`syncbook run ${file} --resume\`.${idleToo(file, "sync1 is RUNNING", true)}`,
     );
     expect(first.all).toContain(`\n  once the hint above is done, resume with: syncbook run ${file} --resume\n`);
     expect(posts(ours, "start")).toEqual([0, 0]);

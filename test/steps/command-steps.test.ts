@@ -36,6 +36,8 @@ interface Setup {
   targets?: StepContext["targets"];
   yes?: boolean;
   prompt?: (q: string) => boolean;
+  /** A journal of this cutover acted (`RunMemory.acted`): an earlier run's, or this run's own. */
+  acted?: boolean;
 }
 
 /** A step context over a scripted fleet, with the run's memory and options as the test sets them. */
@@ -69,6 +71,7 @@ function setup(script: Script, o: Setup = {}) {
   });
   Object.assign(ctx.run.runbook, { writesStoppedExternally: o.external });
   ctx.run.memory.writesStopped = o.writesStopped ?? true;
+  ctx.run.memory.acted = o.acted ?? false;
   ctx.run.memory.serviceErrors.push(...((o.errors ?? []) as typeof ctx.run.memory.serviceErrors));
   Object.assign(ctx, { targets: o.targets });
   const decisions = () => events.filter((e): e is Decision => e.type === "decision");
@@ -101,9 +104,29 @@ describe("start", () => {
       "refused (fleet-idle): start is allowed only in IDLE; sync1 is RUNNING, sync2 is unreachable (http://127.0.0.1:27184: progress failed: refused)",
     );
     expect(err.beforeResume).toBe(false);
-    expect(err.hint).toMatch(/A sync already runs/);
+    expect(err.hint).toBe("A sync already runs, or an instance is down.");
     expect(s.f.sent).toEqual([[], [], []]);
     expect(s.ctx.run.memory.identity.direction).toBeUndefined();
+  });
+
+  // a review: a first run's refusal offered `--resume` "adopts a run this tool started", and that
+  // --resume was refused for want of a journal that acted
+  it("[spec-start] not IDLE: --resume is offered only where a journal of this cutover acted", async () => {
+    const hint = async (o: Setup) => {
+      const s = setup({ sends: [{}], reads: each({ state: "RUNNING" }, { state: "IDLE" }) }, o);
+      return (await failure(start.run(s.ctx, body))).hint;
+    };
+    expect(await hint({ acted: false })).toBe("A sync already runs, or an instance is down.");
+    expect(await hint({ acted: true })).toBe(
+      "A sync already runs (`syncbook run cutover.yaml --var switch=http://live --resume` adopts a run this tool started), or an instance is down.",
+    );
+    expect(await hint({ acted: true, mode: "resume" })).toMatch(/--resume` adopts a run this tool started\), or/);
+    // a rehearsal's is the simulator's, acted or not, whatever the fleet shows
+    const simulator =
+      "The fleet is the rehearsal's simulator, stopped with the rehearsal: see why above, then rehearse again.";
+    expect(await hint({ acted: true, mode: "rehearse" })).toBe(simulator);
+    const committed = setup({ sends: [{}], reads: each({ state: "COMMITTED" }) }, { acted: true, mode: "rehearse" });
+    expect((await failure(start.run(committed.ctx, body))).hint).toBe(simulator);
   });
 
   it("[spec-start] a fleet that committed a sync: refused, and the way on is not --resume (a committed sync never goes back to IDLE)", async () => {
@@ -195,13 +218,17 @@ describe("start", () => {
       expect(s.questions).toEqual([]);
       return { err, way: identityWayOn(s.ctx.run) };
     };
-    it("instances not IDLE: named, and fleet-idle's way on", async () => {
+    it("instances not IDLE: named, and fleet-idle's way on (a --resume only where a journal of this cutover acted)", async () => {
       const { err, way } = await refused([[of("a")], [of("b")], ["error"]]);
       expect(err.hint).toBe(
-        `${way.hint} Start also needs every instance IDLE (fleet-idle, checked after this), and sync0 is RUNNING, sync1 is RUNNING, sync2 is unreachable (http://127.0.0.1:27184: progress failed: refused): while an instance of this sync is not IDLE, that check refuses the way on above too. A sync already runs (\`syncbook run cutover.yaml --var switch=http://live --resume\` adopts a run this tool started), or an instance is down.`,
+        `${way.hint} Start also needs every instance IDLE (fleet-idle, checked after this), and sync0 is RUNNING, sync1 is RUNNING, sync2 is unreachable (http://127.0.0.1:27184: progress failed: refused): while an instance of this sync is not IDLE, that check refuses the way on above too. A sync already runs, or an instance is down.`,
       );
       expect(err.againArgs).toEqual(way.againArgs);
       expect(err.beforeResume).toBe(way.beforeResume === true);
+      const acted = await refused([[of("a")], [of("b")]], { acted: true });
+      expect(acted.err.hint).toBe(
+        `${acted.way.hint} Start also needs every instance IDLE (fleet-idle, checked after this), and sync0 is RUNNING, sync1 is RUNNING: while an instance of this sync is not IDLE, that check refuses the way on above too. A sync already runs (\`syncbook run cutover.yaml --var switch=http://live --resume\` adopts a run this tool started), or an instance is down.`,
+      );
     });
     it("a committed one: no way on that starts it again", async () => {
       const { err, way } = await refused([[of("a", "COMMITTED")], [of("b", "IDLE")]]);
@@ -216,7 +243,11 @@ describe("start", () => {
     });
     it("a completion (--only): the instances it goes to only", async () => {
       const targets = { only: [1, 2], why: "--only sync1 sync2" };
-      const { err, way } = await refused([[of("a")], [of("a", "IDLE")], [of("b")]], { targets, yes: true });
+      const { err, way } = await refused([[of("a")], [of("a", "IDLE")], [of("b")]], {
+        targets,
+        yes: true,
+        acted: true,
+      });
       expect(err.hint).toBe(
         `${way.hint} Start also needs every instance IDLE (fleet-idle, checked after this), and sync2 is RUNNING: while an instance of this sync is not IDLE, that check refuses the way on above too. A sync already runs (\`syncbook run cutover.yaml --var switch=http://live --resume\` adopts a run this tool started), or an instance is down.`,
       );
