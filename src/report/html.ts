@@ -83,6 +83,17 @@ function gapLine(report: Report, g: NonNullable<Report["gaps"]>[number]): string
     : `no runner: run ${g.after} ended at ${from}; run ${g.after + 1} started at ${to} (${formatDuration(g.ms)})`;
 }
 
+/**
+ * The commits section without a fan-out that ended: a commit sent whose runner was killed before
+ * its answers said "No commit was sent." under a banner of a commit in doubt (a review).
+ */
+function noCommitEnded(report: Report): string {
+  const inDoubt = commitDoubtWords(report);
+  return inDoubt === undefined
+    ? "<p>No commit was sent.</p>"
+    : `<p class="warn">${esc(`No commit fan-out ended (its requests are under Commands sent): ${inDoubt}`)}</p>`;
+}
+
 function snippet(v: unknown, max = 160): string {
   if (v === undefined) return "";
   const s = typeof v === "string" ? v : JSON.stringify(v);
@@ -195,6 +206,23 @@ const MARKER_LABEL: Partial<Record<Report["markers"][number]["kind"], string>> =
   "commit-sent": "commit",
 };
 
+/** A commit that may hold, and the way to settle it (the fleet): the banner's words, and the commits section's. */
+function commitDoubtWords(report: Report): string | undefined {
+  const d = report.commitInDoubt;
+  if (!d) return undefined;
+  return `${COMMIT_IN_DOUBT_WORDS}${d.instances.length ? `: ${d.instances.join(", ")} may hold it` : ""}. Writes must not go back on the source while it may hold. ${seeFleet(report)}`;
+}
+
+/**
+ * Where to see what a command in doubt did: the fleet, through status. A rehearsal's fleet is its
+ * simulator, stopped with it: `syncbook status` there reads the real one (an adversarial run).
+ */
+function seeFleet(report: Report): string {
+  return report.mode === "rehearse"
+    ? "Its simulator stopped with the rehearsal: the rehearsal's verdict, at its end, says whether it took effect."
+    : `See the fleet: syncbook status ${runbookOf(report)}`;
+}
+
 function banner(report: Report): string {
   const failed = report.steps.find((s) => s.index === report.failedStep);
   let headline: string;
@@ -271,17 +299,11 @@ function banner(report: Report): string {
       : report.outcome === "failed"
         ? "failed"
         : "warn";
-  // which sync runs after a reverse on its way only the fleet can say: never "committed" alone. A
-  // rehearsal's fleet is its simulator, stopped with it: `syncbook status` there reads the real one
-  const seeFleet =
-    report.mode === "rehearse"
-      ? "Its simulator stopped with the rehearsal: the rehearsal's verdict, at its end, says whether it took effect."
-      : `See the fleet: syncbook status ${runbookOf(report)}`;
-  const commitDoubt = report.commitInDoubt
-    ? `<p class="warn">${esc(`${COMMIT_IN_DOUBT_WORDS}${report.commitInDoubt.instances.length ? `: ${report.commitInDoubt.instances.join(", ")} may hold it` : ""}. Writes must not go back on the source while it may hold. ${seeFleet}`)}</p>`
-    : "";
+  // which sync runs after a reverse on its way only the fleet can say: never "committed" alone
+  const inDoubt = commitDoubtWords(report);
+  const commitDoubt = inDoubt !== undefined ? `<p class="warn">${esc(inDoubt)}</p>` : "";
   const doubt = report.reverseInDoubt
-    ? `<p class="warn">${esc(`${reverseInDoubtWords(report.reverseInDoubt.step)} (sent to ${report.reverseInDoubt.instances.join(", ")}). ${seeFleet}`)}</p>`
+    ? `<p class="warn">${esc(`${reverseInDoubtWords(report.reverseInDoubt.step)} (sent to ${report.reverseInDoubt.instances.join(", ")}). ${seeFleet(report)}`)}</p>`
     : "";
   // a cutover of several runs: each named, with how it ended (issue 37)
   const runs =
@@ -813,7 +835,7 @@ ${decisions.length ? `<table><thead><tr><th>at</th><th>step</th><th>kind</th><th
 </section>
 <section id="hooks"><h2>Hooks and commits</h2>
 ${hooks.length ? `<table><thead><tr><th>at</th><th>step</th><th>hook</th><th>result</th><th>took</th><th>error</th></tr></thead><tbody>${hooks.join("")}</tbody></table>` : "<p>No hooks ran.</p>"}
-${commits.length ? `<table id="commits"><thead><tr><th>at</th><th>step</th><th>instances</th><th>fan-out skew</th></tr></thead><tbody>${commits.join("")}</tbody></table>` : "<p>No commit was sent.</p>"}
+${commits.length ? `<table id="commits"><thead><tr><th>at</th><th>step</th><th>instances</th><th>fan-out skew</th></tr></thead><tbody>${commits.join("")}</tbody></table>` : noCommitEnded(report)}
 </section>
 <section id="commands"><h2>Commands sent (${commands.length})</h2>
 ${commands.length ? `<table><thead><tr><th>id</th><th>at</th><th>step</th><th>to</th><th>request</th><th>status</th><th>took</th><th>body</th><th>answer</th></tr></thead><tbody>${commands.map((r) => requestRow(report, r)).join("")}</tbody></table>` : "<p>None.</p>"}

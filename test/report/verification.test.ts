@@ -302,6 +302,24 @@ describe("the report's headline after a commit: verified or not, however the run
     expect(ended.commitInDoubt?.instances).toEqual(report.commitInDoubt?.instances);
   });
 
+  // a review: under that banner, the commits section said "No commit was sent." (no fan-out ended)
+  it("a run killed with its commit requests unanswered: the commits section says the commit is in doubt, not unsent", () => {
+    const { events } = synthRun();
+    const isCommit = (e: RunEvent): boolean => e.type === "request.sent" && e.path === "/api/v1/commit";
+    const first = events.findIndex(isCommit);
+    const html = renderHtml(buildReport([...events.slice(0, first), ...events.slice(first).filter(isCommit)]));
+    const hooks = html.slice(html.indexOf('<section id="hooks">'), html.indexOf('<section id="commands">'));
+    expect(hooks).not.toContain("No commit was sent.");
+    expect(hooks).toContain(
+      esc(
+        "No commit fan-out ended (its requests are under Commands sent): commit in doubt: sent, not known to have taken effect: shard-a, shard-b may hold it. Writes must not go back on the source while it may hold. See the fleet: syncbook status runbooks/rs-to-sharded.yaml",
+      ),
+    );
+    // nothing sent: as before
+    const none = renderHtml(buildReport(events.slice(0, first)));
+    expect(none.slice(none.indexOf('<section id="hooks">'))).toContain("<p>No commit was sent.</p>");
+  });
+
   it("nothing committed and no commit in doubt: a failed run's headline says no verdict; a commit in doubt, one", () => {
     const { events } = synthRun({ refuseCommit: true });
     const failed = renderHtml(buildReport(events));
