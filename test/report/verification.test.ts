@@ -312,7 +312,8 @@ describe("the report's headline after a commit: verified or not, however the run
     expect(hooks).not.toContain("No commit was sent.");
     expect(hooks).toContain(
       esc(
-        "No commit fan-out ended (its requests are under Commands sent): commit in doubt: sent, not known to have taken effect: shard-a, shard-b may hold it. Writes must not go back on the source while it may hold. See the fleet: syncbook status runbooks/rs-to-sharded.yaml",
+        // the fixture is a rehearsal's: its simulator, not `syncbook status`, is what held it (seeFleet)
+        "No commit fan-out ended (its requests are under Commands sent): commit in doubt: sent, not known to have taken effect: shard-a, shard-b may hold it. Writes must not go back on the source while it may hold. Its simulator stopped with the rehearsal: the rehearsal's verdict, at its end, says whether it took effect.",
       ),
     );
     // nothing sent: as before
