@@ -58,6 +58,12 @@ async function runbookOf(instances: number, steps: string): Promise<{ dir: strin
   return { dir, file: writeRunbook(dir, runbookFor(s, steps).replace("timeout: 20s", "timeout: 20m")) };
 }
 
+/** A rehearsal's report.html (written with `--report out`) and its banner, whose words are checked. */
+function reportBanner(out: string): { html: string; banner: string } {
+  const html = readFileSync(join(out, "report.html"), "utf8");
+  return { html, banner: /<header id="outcome"[\s\S]*?<\/header>/.exec(html)?.[0] ?? "" };
+}
+
 /** The failing step's hint, as the rehearsal prints it. */
 const hintOf = (all: string): string | undefined => /✖ \[\d+\/\d+\][^\n]*failed[\s\S]*?hint: (.*)/.exec(all)?.[1];
 
@@ -187,8 +193,7 @@ ${COMMIT}`,
     const standIn = r.all.split("\n").filter((l) => l.includes("notification not sent:"));
     expect(standIn.join("\n"), r.all).toContain("a commit was sent and may hold");
     expect(realWaysOn(standIn.join("\n")), r.all).toEqual([]);
-    const html = readFileSync(join(out, "report.html"), "utf8");
-    const banner = /<header id="outcome"[\s\S]*?<\/header>/.exec(html)?.[0] ?? "";
+    const { html, banner } = reportBanner(out);
     expect(banner, html).toContain("commit in doubt");
     expect(realWaysOn(banner), banner).toEqual([]);
   }, 90_000);
@@ -201,8 +206,7 @@ ${COMMIT}`,
       cwd: dir,
     });
     expect(r.code, r.all).toBe(0);
-    const html = readFileSync(join(out, "report.html"), "utf8");
-    const banner = /<header id="outcome"[\s\S]*?<\/header>/.exec(html)?.[0] ?? "";
+    const { html, banner } = reportBanner(out);
     expect(banner, html).toContain("The rehearsal ended ok at --to ready");
     expect(realWaysOn(banner), banner).toEqual([]);
   }, 90_000);
