@@ -114,6 +114,12 @@ export interface RunEventMap {
        * (src/journal/reconcile.ts, src/run/earlier.ts `sentAgainByFrom`). Absent in older journals.
        */
       commands?: CarriedCommand[];
+      /**
+       * The refusals the commit's no-errors interlock counts that `from` recorded (its own and
+       * what it carried), as this run counted them (`RunMemory.serviceErrors`): a `--resume` of
+       * this run counts them too. Absent in older journals, and where there were none.
+       */
+      refusals?: ServiceRefusal[];
     };
     /** This run journals each notification's delivery (`notification.*`): a resume delivers what it still owes. */
     deliveries?: boolean;
@@ -534,6 +540,18 @@ export interface RunEventMap {
     error?: string;
     inDoubt?: boolean;
   };
+}
+
+/**
+ * A service's refusal (`success: false`) that the commit's no-errors interlock counts: the run's
+ * memory (`RunMemory.serviceErrors`), a journal's (src/journal/state.ts `refusalsCounted`), and
+ * what a `--from` run carries of an earlier one (`run.started.carried.refusals`). `instance` is
+ * the instance's label in the run's memory, its key (`instanceKey`) in a journal.
+ */
+export interface ServiceRefusal {
+  instance: string;
+  op: string;
+  error: string;
 }
 
 /** A command an earlier journal of the cutover recorded, as a `--from` run carries it (`run.started.carried`). */

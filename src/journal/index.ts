@@ -18,6 +18,7 @@ export {
   findLatestJournal,
   findResumeJournal,
   instanceKey,
+  refusalsCounted,
   type JournalState,
   type JournalStep,
   type SentCommand,

@@ -10,7 +10,7 @@
  * fragment and says so in its `journal.resumed` marker (`truncatedLine`), which the reader accepts.
  */
 import { ExitCode, UserError } from "../errors.js";
-import type { InstanceRef, Outcome } from "../events.js";
+import type { InstanceRef, Outcome, ServiceRefusal } from "../events.js";
 import { commandOfPath, isCommandOperation, type CommandOperation } from "../api/commands.js";
 import { JOURNAL_EXTENSION, JOURNAL_FORMAT_VERSION, isObject } from "./format.js";
 import { createChainChecker } from "./chain.js";
@@ -130,6 +130,11 @@ export interface JournalState {
    * counted it (`run.started.carried`): before every command of this journal.
    */
   carriedCommit?: { sent: boolean; accepted: boolean; writesForced?: true };
+  /**
+   * The refusals the no-errors interlock counts that an earlier journal of the cutover recorded,
+   * as the `--from` run that wrote this one counted them (`run.started.carried.refusals`).
+   */
+  carriedRefusals?: ServiceRefusal[];
   /** Hooks that ran (not undo calls), in order. */
   hooksRan: HookRun[];
   /** Every hook and undo call with a token (journals since orphan tracking), in order. */
@@ -337,6 +342,7 @@ export async function readJournalState(
   /** The events are an `--abort` run's (its `run.started` said so). */
   let inAbort = false;
   let carriedCommit: JournalState["carriedCommit"];
+  const carriedRefusals: ServiceRefusal[] = [];
   /** The step whose `writes-stopped` interlock this writer forced (a step runs once per run): a commit it sends is `writesForced`. */
   let commitForced: number | undefined;
   let finished: JournalState["finished"];
@@ -458,6 +464,15 @@ export async function readJournalState(
               accepted,
               ...(e.carried.commitWritesForced === true ? { writesForced: true } : {}),
             };
+          // Stryker disable next-line ArrayDeclaration: equivalent: an element of a list that is not one is no object, passed over below
+          for (const r of Array.isArray(e.carried.refusals) ? (e.carried.refusals as unknown[]) : [])
+            if (
+              isObject(r) &&
+              typeof r.instance === "string" &&
+              typeof r.op === "string" &&
+              typeof r.error === "string"
+            )
+              carriedRefusals.push({ instance: r.instance, op: r.op, error: r.error });
           // the earlier journal's commands, per instance, before every command of this one
           const from = typeof e.carried.from === "string" ? { from: e.carried.from } : {};
           for (const c of Array.isArray(e.carried.commands) ? (e.carried.commands as unknown[]) : []) {
@@ -745,7 +760,27 @@ export async function readJournalState(
   if (vars) state.vars = vars;
   if (given) state.given = given;
   if (carriedCommit) state.carriedCommit = carriedCommit;
+  if (carriedRefusals.length) state.carriedRefusals = carriedRefusals;
   return state;
+}
+
+/**
+ * Every refusal the commit's no-errors interlock counts that a journal records: those an earlier
+ * journal's `--from` run carried, then each command's per instance (`InstanceAnswer.refused`: one
+ * the instance took back later, a split start completed, counts too). The one count of a
+ * `--resume` (src/run/resume-decide.ts) and of a `--from` run that continues the cutover
+ * (src/run/earlier.ts `fromJournal`), which carries it on: counted nothing, a split start
+ * completed by `--from start --only` committed in that same run without `--force=no-errors`.
+ */
+export function refusalsCounted(state: JournalState): ServiceRefusal[] {
+  return [
+    ...(state.carriedRefusals ?? []),
+    ...state.commandsSent.flatMap((c) =>
+      c.perInstance.flatMap((p) =>
+        p.refused !== undefined ? [{ instance: p.instance, op: c.op, error: p.refused }] : [],
+      ),
+    ),
+  ];
 }
 
 /**

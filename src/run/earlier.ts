@@ -17,6 +17,7 @@ import {
   journalCutover,
   journalEventRestorer,
   readJournal,
+  refusalsCounted,
   resumeStep,
   runbookJournal,
   sentAhead,
@@ -1711,6 +1712,10 @@ export async function fromJournal(
       commitSent: commit.sent,
       commitAccepted: commit.accepted,
       ...forcedOf(commit),
+      // the cutover's refusals, as --resume counts them (`refusalsCounted`): counting none, a split
+      // start completed by `--from start --only` committed in that same run without
+      // --force=no-errors, which its own targeted start's question said it would need
+      serviceErrors: refusalsCounted(state),
       // the cutover's check and writesOff, as --resume carries them (src/run/resume.ts): without
       // them this run's verify refused the check this very cutover started before the commit, and
       // the documented way to finish a split commit (`--from commit --only`) ended committed and

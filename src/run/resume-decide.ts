@@ -6,7 +6,8 @@
  * a unit test and measured under mutation.
  */
 import { reversedVerification, type VerifierMemory } from "../api/verifier-memory.js";
-import type { JournalState, ReconcileResult } from "../journal/index.js";
+import { refusalsCounted, type JournalState, type ReconcileResult } from "../journal/index.js";
+import type { ServiceRefusal } from "../events.js";
 import type { BoundStep } from "../steps/index.js";
 import { commitEvidence, currentSyncCommit, lastReverse, reverseInDoubt } from "./earlier.js";
 
@@ -38,7 +39,7 @@ export interface ResumeDecision {
     /** That commit went past its forced `writes-stopped` interlock: verify does not count it as writes stopped. */
     commitWritesForced?: true;
     commitAccepted: boolean;
-    serviceErrors: { instance: string; op: string; error: string }[];
+    serviceErrors: ServiceRefusal[];
   };
 }
 
@@ -163,11 +164,8 @@ export function decideResume(
       // own memory counts it: nothing published says an instance started after the others leaves
       // the destination a consistent copy (the fail-safe reading; the simulator's verifier finds
       // differences there), and a plain --resume committed what the run before it refused
-      serviceErrors: state.commandsSent.flatMap((c) =>
-        c.perInstance.flatMap((p) =>
-          p.refused !== undefined ? [{ instance: p.instance, op: c.op, error: p.refused }] : [],
-        ),
-      ),
+      // and those an earlier journal's --from run carried into this one (`refusalsCounted`)
+      serviceErrors: refusalsCounted(state),
     },
   };
 }

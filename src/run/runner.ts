@@ -16,6 +16,7 @@ import { canWriteInstance, destinationWrites } from "../runbook/can-write.js";
 import { earlierWindows, type StoppedInCommit } from "../fleet/index.js";
 import { windowBoundOf } from "../writes-words.js";
 import { whenVariable } from "../runbook/interpolate.js";
+import { instanceKey } from "../journal/index.js";
 import { assembleRun, type ResumePlan, type RunOptions } from "./assemble.js";
 import { flushPolls, runStep } from "./run-step.js";
 import { runbookArg } from "../next-run.js";
@@ -144,6 +145,8 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
             ...(opts.resume.memory.commitWritesForced === true ? { commitWritesForced: true } : {}),
             commitAccepted: opts.resume.memory.commitAccepted === true,
             ...(opts.resume.carriedCommands?.length ? { commands: [...opts.resume.carriedCommands] } : {}),
+            // a --resume of this run reads only its journal: the refusals it counted count there too
+            ...(opts.resume.memory.serviceErrors?.length ? { refusals: [...opts.resume.memory.serviceErrors] } : {}),
           },
         }
       : {}),
@@ -303,7 +306,14 @@ export async function runRunbook(opts: RunOptions): Promise<RunResult> {
       ? { only: completing.only, why: completing.why, forgive: completing.forgive }
       : only && s.bound.command !== undefined
         ? // as typed, a password in an instance's URL too: redacted, as every output (the question shows it)
-          { only, why: `--only ${loaded.redact(opts.only?.join(",") ?? "")}` }
+          {
+            only,
+            why: `--only ${loaded.redact(opts.only?.join(",") ?? "")}`,
+            // a targeted commit completes a split one (src/steps/kit/targets.ts): the refusals of the
+            // instances it goes to that an earlier journal shows are the reason for it, as a
+            // --resume's completion forgives them, not a bar to it (src/steps/commit.ts `no-errors`)
+            forgive: fleet.refs.filter((r) => only.includes(r.index)).map(instanceKey),
+          }
         : undefined;
     const result = await runStep(run, s, signal, targets, promptMs);
     promptMs = 0;

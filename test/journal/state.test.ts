@@ -1,10 +1,10 @@
 import { utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { findLatestJournal, openJournal, readJournalState } from "../../src/journal/index.js";
+import { findLatestJournal, openJournal, readJournalState, refusalsCounted } from "../../src/journal/index.js";
 import { summarizeJournal } from "../../src/journal/read.js";
 import { resolveJournal } from "../../src/journal/index.js";
-import type { CarriedCommand, RunEvent } from "../../src/events.js";
+import type { CarriedCommand, RunEvent, ServiceRefusal } from "../../src/events.js";
 import { eventFactory, inst, STEPS, tempDir, salesStarted } from "../support/journal.js";
 import { refusal } from "../support/journal-refusal.js";
 import { traitsOf } from "../../src/steps/index.js";
@@ -450,6 +450,58 @@ describe("readJournalState", () => {
     });
     const none = await readJournalState(journalOf([unnamed]), traitsOf);
     expect(none.commandsSent[0]?.carried).toStrictEqual({});
+  });
+
+  // the note of 2026-12-07: a --resume of a --from run reads only its journal, and counted none of
+  // the refusals of the journal before it (a split start completed by --from, then committed)
+  it("a --from run's journal holds the refusals it carried; refusalsCounted gives them before its own commands' refusals", async () => {
+    const ev = eventFactory();
+    const started = ev("run.started", {
+      ...salesStarted("x.yaml"),
+      carried: {
+        from: "/j/earlier.jsonl",
+        writesStopped: true,
+        commitSent: false,
+        commitAccepted: false,
+        refusals: [
+          { instance: "sync1", op: "start", error: "http://a: start refused: X" },
+          { instance: "sync1", op: "start" } as unknown as ServiceRefusal,
+          { instance: 1, op: "start", error: "e" } as unknown as ServiceRefusal,
+          { instance: "sync1", op: 2, error: "e" } as unknown as ServiceRefusal,
+          "refused" as unknown as ServiceRefusal,
+          { instance: "#3", op: "pause", error: "http://c: pause refused: Y" },
+        ],
+      },
+    });
+    const s = await readJournalState(journalOf([started]), traitsOf);
+    expect(s.carriedRefusals).toEqual([
+      { instance: "sync1", op: "start", error: "http://a: start refused: X" },
+      { instance: "#3", op: "pause", error: "http://c: pause refused: Y" },
+    ]);
+    expect(refusalsCounted(s)).toEqual(s.carriedRefusals);
+    const own = {
+      ...s,
+      commandsSent: [
+        {
+          op: "commit" as const,
+          stepIndex: 4,
+          instances: ["sync0", "sync2"],
+          answered: "error" as const,
+          perInstance: [
+            { instance: "sync0", answered: "ok" as const },
+            { instance: "sync2", answered: "error" as const, error: "commit refused: Z", refused: "commit refused: Z" },
+          ],
+        },
+      ],
+    };
+    expect(refusalsCounted(own)).toEqual([
+      ...s.carriedRefusals!,
+      { instance: "sync2", op: "commit", error: "commit refused: Z" },
+    ]);
+    // none carried (every plain run, every journal of an earlier syncbook): no field
+    const plain = await readJournalState(journalOf([eventFactory()("run.started", salesStarted("x.yaml"))]), traitsOf);
+    expect(plain).not.toHaveProperty("carriedRefusals");
+    expect(refusalsCounted(plain)).toEqual([]);
   });
 
   it("the variables of the last run and the names its --var set; each hook keeps those of the run that called it", async () => {

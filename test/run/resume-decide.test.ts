@@ -386,6 +386,16 @@ describe("decideResume: the service's refusals the no-errors interlock counts", 
       { instance: "i1", op: "start", error: "start refused: InternalError" },
     ]);
   });
+
+  it("and those a --from run carried from the journal before it (run.started.carried.refusals), first", () => {
+    const j = journal(6, [cmd("commit", 6, "error", "ok")], [hook(2)]);
+    j.commandsSent[0]!.perInstance[0] = { instance: "i0", answered: "error", refused: "commit refused: R" };
+    j.carriedRefusals = [{ instance: "i1", op: "start", error: "start refused: earlier" }];
+    expect(decide(j, 6).memory.serviceErrors).toEqual([
+      { instance: "i1", op: "start", error: "start refused: earlier" },
+      { instance: "i0", op: "commit", error: "commit refused: R" },
+    ]);
+  });
 });
 
 // the reader every other run shares with the resume's own mark: `--from`'s interlock and `status`

@@ -251,6 +251,50 @@ describe("--only: a targeted command", () => {
     expect(posts(s!, "start")).toEqual([1, 2, 1]);
   });
 
+  // the note of 2026-12-07: the refusal the --from run completed counted nowhere after it. Its own
+  // memory held none (its question did not warn), and a --resume of it, which reads only its
+  // journal, committed without --force=no-errors what --resume of the first run refuses
+  it("a split start completed by --from start --only: its question warns, a --resume of it is refused by no-errors, the forced one commits", async () => {
+    const { run, file, dir } = await setup(["http500@1/start", "lag-floor=30"]);
+    expect((await run("--to", "start")).code).toBe(1);
+    s!.control.clearFaults();
+    const only = await run("--from", "start", "--to", "start", "--only", "sync1", "--yes");
+    expect(only.code, only.all).toBe(0);
+    expect(posts(s!, "start")).toEqual([1, 2, 1]);
+    expect(only.all).toMatch(
+      /Send start to sync1 only \(--only sync1\)\? The refusal of the start still counts at the commit: [^\n]*goes on only with --force=no-errors\./,
+    );
+    const plain = await run("--resume", "--yes");
+    expect(plain.code, plain.all).toBe(3);
+    expect(plain.all).toMatch(/✗ interlock no-errors refused: instances answered with errors earlier: start: /);
+    expect(posts(s!, "commit")).toEqual([0, 0, 0]);
+    const status = await cli(["status", file], { cwd: dir });
+    expect(status.stdout).toContain(`syncbook run ${file} --resume --force=no-errors`);
+    const forced = await run("--resume", "--force=no-errors", "--yes");
+    expect(forced.code, forced.all).toBe(0);
+    expect(posts(s!, "commit")).toEqual([1, 1, 1]);
+  });
+
+  // the way --only's own refusal offers for a whole cutover: the start alone to the write stop, then
+  // `--from commit` to the whole fleet, which reads only the --from run's journal
+  it("a split start completed by --from start --to drained --only, then --from commit: refused by no-errors, nothing sent; forced, it commits", async () => {
+    const { run } = await setup(["http500@1/start", "lag-floor=30"]);
+    expect((await run("--to", "start")).code).toBe(1);
+    s!.control.clearFaults();
+    const refused = await run("--from", "start", "--only", "sync1", "--yes");
+    expect(refused.code, refused.all).toBe(2);
+    expect(refused.stderr).toContain("then run the rest to the whole fleet: --from commit (without --only)");
+    const only = await run("--from", "start", "--to", "drained", "--only", "sync1", "--yes");
+    expect(only.code, only.all).toBe(0);
+    const r = await run("--from", "commit", "--yes");
+    expect(r.code, r.all).toBe(3);
+    expect(r.all).toMatch(/✗ interlock no-errors refused: instances answered with errors earlier: start: /);
+    expect(posts(s!, "commit")).toEqual([0, 0, 0]);
+    const forced = await run("--from", "commit", "--force=no-errors", "--yes");
+    expect(forced.code, forced.all).toBe(0);
+    expect(posts(s!, "commit")).toEqual([1, 1, 1]);
+  });
+
   it("a targeted start on an idle fleet would split it: refused by fleet-state (exit 3), nothing sent", async () => {
     const { run } = await setup([]);
     const r = await run("--from", "start", "--to", "start", "--only", "sync0", "--yes");

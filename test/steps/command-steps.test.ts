@@ -1133,6 +1133,25 @@ describe("the details an operator reads, and a lost answer judged by each comman
     expect(f.check("confirm")[0]!.reason).toBe(
       "answered yes by --yes: Send commit to sync1, sync2 only (completing the commit)?",
     );
+    // `--only` forgives the instances it goes to (src/run/runner.ts): named only where a refusal
+    // was forgiven, once each (one earlier journal's refusal and another's of the same instance)
+    for (const [errors, reason] of [
+      [[], "no instance answered with an error in this run"],
+      [
+        [
+          { op: "commit", instance: "sync2", error: "X" },
+          { op: "commit", instance: "sync2", error: "Y" },
+        ],
+        "no instance answered with an error in this run, besides the commit refusals of sync2 being completed",
+      ],
+    ] as const) {
+      const g = setup(
+        { sends: [{}], reads: [[{ state: "COMMITTING" }], [ready], [ready]] },
+        { targets, yes: true, errors: [...errors] },
+      );
+      await commit.run(g.ctx, {});
+      expect(g.check("no-errors")[0]!.reason).toBe(reason);
+    }
   });
 
   it("a split's hint names every refuser", async () => {

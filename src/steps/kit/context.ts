@@ -8,7 +8,7 @@ import type { Fleet, WindowTracker } from "../../fleet/index.js";
 import type { PluginRegistry, PluginRunContext, UndoStack } from "../../plugin/index.js";
 import type { LoadedRunbook } from "../../runbook/index.js";
 import type { Runbook, Step, StepKind } from "../../runbook/types.js";
-import type { Emit } from "../../events.js";
+import type { Emit, ServiceRefusal } from "../../events.js";
 import { TimeoutError } from "../../timers.js";
 import { formatDuration } from "../../runbook/duration.js";
 
@@ -65,7 +65,7 @@ export interface RunMemory {
    */
   commitRefused?: boolean;
   /** Every `success: false` answer of this run: commit refuses while there is one. */
-  serviceErrors: { instance: string; op: string; error: string }[];
+  serviceErrors: ServiceRefusal[];
   /** What the run knows of the fleet's identity, from every progress read (fleet-ops.ts `observeIdentity`). */
   identity: IdentityMemory;
   /**
