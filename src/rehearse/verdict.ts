@@ -67,6 +67,11 @@ export function verdictWord(v: Pick<Verdict, "safe" | "verified" | "lint">): str
  * before: the simulator models the service keeping unique indexes non-unique, TTL at their largest
  * value and hidden indexes visible until commit (src/sim/verifier.ts), so a rehearsal that ended
  * before its commit read "UNSAFE ()" and "the clusters differ" on a clean run (an adversarial run).
+ * As published (mongodb/docs-cluster-to-cluster-sync, master, source/reference/api/commit.txt,
+ * "Collection Characteristic Changes", read 2026-12-08): "`commit` resets unique indexes that
+ * `mongosync` replicated as non-unique on the destination cluster", "resets `expireAfterSeconds`
+ * which `mongosync` set to the value of `MAX_INT`", "resets hidden indexes that `mongosync`
+ * replicated as non-hidden".
  */
 export function metadataDiffers(mismatchTasks: number | null, committed: number, instances: number): boolean {
   return (mismatchTasks ?? 0) > 0 && committed === instances;

@@ -31,8 +31,10 @@
  * - documents not yet copied fail their task, and are rechecked in the next generation;
  * - collections with unique, TTL or hidden indexes differ in index metadata until every
  *   instance is COMMITTED (the service keeps unique indexes non-unique, TTL at their largest
- *   value and hidden indexes visible before commit): metadataMismatchTasks, re-verified in the
- *   next generation;
+ *   value and hidden indexes visible before commit, as mongodb/docs-cluster-to-cluster-sync's
+ *   source/reference/api/commit.txt, "Collection Characteristic Changes", says `commit` resets
+ *   them; the verifier compares index specs, its `indexSpecIgnore` dropping only mismatches from
+ *   its reports, README.md v0.2.1): metadataMismatchTasks, re-verified in the next generation;
  * - lost writes and fleet errors fail tasks in every generation.
  *
  * Restarts (facts: the verifier keeps its state in its metadata database; `--clean` drops it only
