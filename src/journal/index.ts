@@ -19,6 +19,7 @@ export {
   findResumeJournal,
   instanceKey,
   refusalsCounted,
+  classifyAnswer,
   type JournalState,
   type JournalStep,
   type SentCommand,

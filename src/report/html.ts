@@ -17,6 +17,9 @@ import { SHARE_WORDS, WINDOW_SHARES, describeWindow, type WindowShare } from "..
 import { filteredWords, opensWriteStop, verificationText } from "../steps/index.js";
 import { nextAfterFailedUndo, writesStillStopped, type UndoLeftStopped } from "../ui/format.js";
 import { runbookArg } from "../next-run.js";
+import { commandOfPath } from "../api/commands.js";
+import { classifyAnswer, type Answer } from "../journal/index.js";
+import { instanceLabel } from "../events.js";
 import { COMMIT_IN_DOUBT_WORDS, abortWords, reverseInDoubtWords, runEndWords } from "../writes-words.js";
 
 const MAX_REQUEST_ROWS = 1000;
@@ -89,9 +92,38 @@ function gapLine(report: Report, g: NonNullable<Report["gaps"]>[number]): string
  */
 function noCommitEnded(report: Report): string {
   const inDoubt = commitDoubtWords(report);
-  return inDoubt === undefined
-    ? "<p>No commit was sent.</p>"
-    : `<p class="warn">${esc(`No commit fan-out ended (its requests are under Commands sent): ${inDoubt}`)}</p>`;
+  if (inDoubt !== undefined)
+    return `<p class="warn">${esc(`No commit fan-out ended (its requests are under Commands sent): ${inDoubt}`)}</p>`;
+  const sent = commitAnswers(report);
+  if (!sent.size) return "<p>No commit was sent.</p>";
+  // sent and refused: "No commit was sent." of it told the post-mortem the run never got that far
+  const by = (a: Answer): string[] => [...sent].flatMap(([label, b]) => (b === a ? [label] : []));
+  const [ok, no, lost] = [by("ok"), by("error"), by("unknown")];
+  const parts = [
+    ...(ok.length ? [`accepted by ${ok.join(", ")}`] : []),
+    ...(no.length ? [`refused by ${no.join(", ")}`] : []),
+    ...(lost.length ? [`no usable answer from ${lost.join(", ")}`] : []),
+  ];
+  const effect =
+    !ok.length && !lost.length ? ": it took no effect" : "; commit applies only once every instance has it";
+  return `<p>${esc(`A commit was sent and no fan-out of it ended (${parts.join("; ")})${effect}. Its requests are under Commands sent.`)}</p>`;
+}
+
+/** Each instance's best answer over every commit request it was sent (ok over unknown over refused), by its label. */
+function commitAnswers(report: Report): Map<string, Answer> {
+  const rank: readonly Answer[] = ["error", "unknown", "ok"];
+  const best = new Map<string, Answer>();
+  for (const r of report.requests) {
+    if (r.target !== "service" || commandOfPath(r.path) !== "commit") continue;
+    // no answer journaled: it may have reached the instance
+    const a = r.answer
+      ? classifyAnswer({ ok: r.answer.ok, body: r.answer.body, error: r.answer.error }).answered
+      : "unknown";
+    const label = r.instance ? instanceLabel(r.instance) : r.path;
+    const was = best.get(label);
+    if (was === undefined || rank.indexOf(a) > rank.indexOf(was)) best.set(label, a);
+  }
+  return best;
 }
 
 function snippet(v: unknown, max = 160): string {

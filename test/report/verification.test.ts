@@ -321,6 +321,45 @@ describe("the report's headline after a commit: verified or not, however the run
     expect(none.slice(none.indexOf('<section id="hooks">'))).toContain("<p>No commit was sent.</p>");
   });
 
+  // helper 131's finding: a commit every instance refused read "No commit was sent." there, which
+  // told the post-mortem the run never got as far as its commit
+  it("a commit sent and refused: the commits section names who refused it and says it took no effect; a split names both", () => {
+    const { events } = synthRun();
+    const isCommit = (e: RunEvent): boolean => e.type === "request.sent" && e.path === "/api/v1/commit";
+    const ids = new Set(events.flatMap((e) => (isCommit(e) && e.type === "request.sent" ? [e.id] : [])));
+    const end = events.findIndex((e) => e.type === "commit.sent");
+    const answered = (refuse: (n: number) => boolean) => {
+      let n = 0;
+      return events.slice(0, end).map((e) => {
+        if (e.type !== "response.received" || !ids.has(e.id)) return e;
+        if (!refuse(n++)) return e;
+        return {
+          ...e,
+          ok: false,
+          body: { success: false, error: "CommitRefused", errorDescription: "not ready" },
+          error: `${e.instance?.url ?? ""}: commit refused: CommitRefused: not ready`,
+          errorKind: "service" as const,
+        };
+      });
+    };
+    const section = (cut: RunEvent[]): string => {
+      const html = renderHtml(buildReport(cut));
+      return html.slice(html.indexOf('<section id="hooks">'), html.indexOf('<section id="commands">'));
+    };
+    const all = section(answered(() => true));
+    expect(all).not.toContain("No commit was sent.");
+    expect(all).toContain(
+      esc(
+        "A commit was sent and no fan-out of it ended (refused by shard-a, shard-b): it took no effect. Its requests are under Commands sent.",
+      ),
+    );
+    expect(section(answered((n) => n === 1))).toContain(
+      esc(
+        "A commit was sent and no fan-out of it ended (accepted by shard-a; refused by shard-b); commit applies only once every instance has it. Its requests are under Commands sent.",
+      ),
+    );
+  });
+
   it("nothing committed and no commit in doubt: a failed run's headline says no verdict; a commit in doubt, one", () => {
     const { events } = synthRun({ refuseCommit: true });
     const failed = renderHtml(buildReport(events));
