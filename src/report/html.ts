@@ -620,7 +620,20 @@ function stepRow(report: Report, s: ReportStep): string {
     if (d && !d.ok)
       notes.push(`<div class="err">${esc(d.kind)}${d.check ? ` ${esc(d.check)}` : ""} refused: ${esc(d.reason)}</div>`);
   }
-  return `<tr data-step="${esc(s.id)}" data-outcome="${esc(s.outcome)}"><td class="num">${s.index + 1}</td><td><code>${esc(s.id)}</code></td><td>${esc(s.kind)}</td><td>${esc(s.title)}</td><td class="num">${s.start === undefined ? "–" : esc(`+${formatDuration(s.start)}`)}</td><td class="num">${s.durationMs === undefined ? "–" : esc(formatDuration(s.durationMs))}</td><td><span class="badge ${esc(s.outcome)}">${esc(s.outcome)}</span></td><td class="num">${s.requests.length}</td><td>${notes.join("")}</td></tr>`;
+  return `<tr data-step="${esc(s.id)}" data-outcome="${esc(s.outcome)}"><td class="num">${s.index + 1}</td><td><code>${esc(s.id)}</code></td><td>${esc(s.kind)}</td><td>${esc(s.title)}</td><td class="num">${s.start === undefined ? "–" : esc(`+${formatDuration(s.start)}`)}</td><td class="num">${s.durationMs === undefined ? "–" : esc(formatDuration(s.durationMs))}</td><td><span class="badge ${esc(s.outcome)}">${esc(stepOutcomeWords(report, s))}</span></td><td class="num">${s.requests.length}</td><td>${notes.join("")}</td></tr>`;
+}
+
+/**
+ * A step's outcome in its badge. One that started and has no end is "cut off" once its run ended
+ * or a later run began (as `status` says it); only in the last run, with no end, may it still run.
+ * "running" of a step whose runner was killed hours before told the post-mortem it still ran.
+ */
+function stepOutcomeWords(report: Report, s: ReportStep): string {
+  if (s.outcome !== "running") return s.outcome;
+  const run = report.runs.find((r) => r.n === s.attempts.at(-1)?.run);
+  return run && (run.outcome !== "unfinished" || run.n < report.runs.length)
+    ? "cut off"
+    : "no end (running, or cut off)";
 }
 
 /**

@@ -481,6 +481,31 @@ describe("report.html without a browser", () => {
     }
   });
 
+  // helper 131's finding: a step whose runner was killed read "running" in the report, hours after
+  it("a step that started and has no end: 'no end (running, or cut off)' while its run is the last, with no end; 'cut off' once it ended", () => {
+    const { events } = synthRun();
+    const at = events.findIndex((e) => e.type === "step.started" && e.id === "commit");
+    const badge = (cut: RunEvent[]): string | undefined =>
+      /<tr data-step="commit" data-outcome="running">.*?<span class="badge running">([^<]*)<\/span>/s.exec(
+        renderHtml(buildReport(cut)),
+      )?.[1];
+    const killed = events.slice(0, at + 1);
+    expect(badge(killed)).toBe("no end (running, or cut off)");
+    const ended: RunEvent = {
+      type: "run.finished",
+      seq: 1e6,
+      at: killed.at(-1)!.at + 1,
+      outcome: "interrupted",
+      exitCode: 130,
+      committed: false,
+      durationMs: 1,
+    };
+    expect(badge([...killed, ended])).toBe("cut off");
+    // a later run began: the killed one's step is cut off, whatever the later run does
+    const again = events.find((e) => e.type === "run.started")!;
+    expect(badge([...killed, { ...again, seq: 1e6, at: killed.at(-1)!.at + 1000 }])).toBe("cut off");
+  });
+
   it("charts copy progress, lag per instance and the verifier's counters with the run's points", () => {
     for (const id of ["chart-copy", "chart-lag", "chart-events", "chart-verifier"])
       expect(html).toContain(`<figure class="chart" id="${id}"`);
