@@ -15,7 +15,7 @@ import { describeVersionSeen } from "./service-version.js";
 import { ganttChart, lineChart, seriesColor, type ChartMarker, type ChartSeries } from "./svg.js";
 import { SHARE_WORDS, WINDOW_SHARES, describeWindow, type WindowShare } from "../fleet/window.js";
 import { filteredWords, opensWriteStop, verificationText } from "../steps/index.js";
-import { nextAfterFailedUndo, writesStillStopped, type UndoLeftStopped } from "../ui/format.js";
+import { nextAfterFailedUndo, undoLeftStopped, writesStillStopped, type UndoLeftStopped } from "../ui/format.js";
 import { runbookArg } from "../next-run.js";
 import { commandOfPath } from "../api/commands.js";
 import { classifyAnswer, type Answer } from "../journal/index.js";
@@ -318,7 +318,7 @@ function banner(report: Report): string {
   const verdict = report.verification.headline;
   if (verdict !== undefined) headline += ` · ${verdict}`;
   const hint = failed?.hint && !report.aborted ? `<p class="hint">hint: ${esc(failed.hint)}</p>` : "";
-  const stuck = report.committed ? undefined : writesLeftStopped(report);
+  const stuck = writesLeftStopped(report);
   // the run's message is the failed step's error again (`step <id> failed: <error>`, src/run/runner.ts)
   // where it says nothing more: the banner said it twice, one above the other
   const sameAsStep = failed?.error !== undefined && report.message === `step ${failed.id} failed: ${failed.error}`;
@@ -359,22 +359,11 @@ const stoppedAt = (report: Report): string | undefined =>
 
 /** The last stopWrites whose last undo failed: the application is still down (the run's summary and `status` say the same). */
 function writesLeftStopped(report: Report): UndoLeftStopped | undefined {
-  for (const s of report.steps) {
-    if (!opensWriteStop(s.kind)) continue;
-    const undo = report.hooks.filter((h) => h.index === s.index && h.undo).at(-1);
-    if (undo?.ok === false)
-      return {
-        number: s.index + 1,
-        id: s.id,
-        use: undo.use,
-        ...(report.hooks.filter((h) => h.index === s.index && !h.undo).at(-1)?.ok === false
-          ? { stopFailed: true }
-          : {}),
-        ...(undo.command !== undefined ? { command: undo.command } : {}),
-        ...(report.mode === "rehearse" ? { rehearsal: true } : {}),
-      };
-  }
-  return undefined;
+  return undoLeftStopped(report.steps, (i) => report.hooks.filter((h) => h.index === i), {
+    rehearsal: report.mode === "rehearse",
+    committed: report.committed,
+    writesOnSeen: report.window?.writesOnAt !== undefined,
+  });
 }
 
 /**

@@ -6,7 +6,7 @@ import { formatDuration } from "../runbook/duration.js";
 import { formatBytes } from "../text.js";
 import { nextAfterFailedUndo as failedUndoOffer, nextLines } from "../next-run.js";
 import type { RunEventMap } from "../events.js";
-import { verificationText } from "../steps/index.js";
+import { opensWriteStop, verificationText } from "../steps/index.js";
 
 /**
  * ` · verified` / ` · not verified (why)` on a run's last line (src/steps/kit/earned.ts says which):
@@ -119,6 +119,8 @@ export interface UndoLeftStopped {
   number: number;
   id: string;
   use?: string;
+  /** Why the undo failed, as its hook said. */
+  error?: string;
   /** The undo's call as a command an operator can run by hand (redacted); absent when its hook makes none. */
   command?: string;
   /** The stop hook itself failed (it may have stopped some writers, or none): writes may be stopped, not surely. */
@@ -129,6 +131,65 @@ export interface UndoLeftStopped {
    * real fleet: src/steps/kit/context.ts `realRunOr`).
    */
   rehearsal?: boolean;
+  /**
+   * A rehearsal's own stop hook (`--keep-hooks`) that no undo followed (the runbook gives it none,
+   * a commit kept it off, the run was cut short) and no write-on hook either: the rehearsal ends,
+   * and the real application's writers it stopped stay stopped.
+   */
+  undoNotRun?: boolean;
+}
+
+/** A hook call of a step as the read models hold it (src/ui/model.ts `hooksOf`, the report's `hooks`). */
+export interface HookCallSeen {
+  undo: boolean;
+  use: string;
+  ok?: boolean | undefined;
+  error?: string | undefined;
+  command?: string | undefined;
+}
+
+/**
+ * The one reader of a stopWrites left stopped, for the run's summary and the report: the step
+ * whose last undo failed (`committed`: the report's reader never says it of a committed cutover);
+ * in a rehearsal, also one whose own stop hook (`--keep-hooks`: not the simulator's `sim-writes`)
+ * ran and was followed by no undo that succeeded and no write-on hook (`writesOnSeen`, the
+ * window's `writesOnAt`). An adversarial run: that rehearsal left the real application's writers
+ * stopped, and said only "writes stopped … (still stopped)", which a rehearsal's end says of its
+ * simulator too.
+ */
+export function undoLeftStopped(
+  steps: readonly { index: number; id: string; kind: string }[],
+  hooksOf: (index: number) => readonly HookCallSeen[],
+  o: { rehearsal: boolean; committed: boolean; writesOnSeen: boolean },
+): UndoLeftStopped | undefined {
+  for (const s of steps) {
+    if (!opensWriteStop(s.kind)) continue;
+    const calls = hooksOf(s.index);
+    const undo = calls.filter((h) => h.undo).at(-1);
+    const stopAt = calls.findLastIndex((h) => !h.undo);
+    const stop = calls[stopAt];
+    const failed = stop?.ok === false ? { stopFailed: true } : {};
+    const rehearsal = o.rehearsal ? { rehearsal: true } : {};
+    if (undo && undo.ok === false && !o.committed)
+      return {
+        number: s.index + 1,
+        id: s.id,
+        use: undo.use,
+        ...failed,
+        ...(undo.error ? { error: undo.error } : {}),
+        ...(undo.command !== undefined ? { command: undo.command } : {}),
+        ...rehearsal,
+      };
+    if (
+      o.rehearsal &&
+      !o.writesOnSeen &&
+      stop &&
+      stop.use !== "sim-writes" &&
+      !calls.slice(stopAt + 1).some((h) => h.undo && h.ok === true)
+    )
+      return { number: s.index + 1, id: s.id, use: stop.use, ...failed, rehearsal: true, undoNotRun: true };
+  }
+  return undefined;
 }
 
 /**
@@ -142,6 +203,15 @@ export function writesStillStopped(step: UndoLeftStopped): {
   undo: string[];
   advice: string;
 } {
+  if (step.undoNotRun)
+    return {
+      headline: `${step.stopFailed ? WRITES_LEFT_WORDS["may-be-stopped"] : WRITES_LEFT_WORDS.stopped}: the rehearsal ran the runbook's own stop hook of step ${step.number} ${step.id}${step.use ? ` (${step.use}, --keep-hooks)` : " (--keep-hooks)"}${step.stopFailed ? ", which failed part-way (it may have stopped some writers)," : ""} and nothing turned the writers it stopped back on`,
+      undo: [
+        `no undo of it ran (the runbook gives it none, a commit kept it off, or the rehearsal was cut short): see the runbook's \`undo:\` of step ${step.number} ${step.id}`,
+      ],
+      advice:
+        "the rehearsal's commands went to its simulator, not to the real fleet: turn the application's writers back on by hand, then check that the application writes again",
+    };
   return {
     headline: step.stopFailed
       ? `${WRITES_LEFT_WORDS["may-be-stopped"]}: the stop hook of step ${step.number} ${step.id} failed part-way (it may have stopped some writers), and its undo${step.use ? ` (${step.use})` : ""} did not succeed`

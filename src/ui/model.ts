@@ -7,7 +7,7 @@ import { verifierDocsText } from "../text.js";
 import type { RunEvent, RunEventMap } from "../events.js";
 import { windowShares, type WindowTracker, type WriteStopWindow } from "../fleet/window.js";
 import { windowBoundOf, windowLength } from "../writes-words.js";
-import { opensWriteStop, traitsOf } from "../steps/index.js";
+import { traitsOf } from "../steps/index.js";
 import { COPY_DEFAULTS, copyProgress } from "../fleet/eta.js";
 import type { CopyOptions, CopyState, CopyView } from "../fleet/eta.js";
 import { CutoverFold } from "../model/fold.js";
@@ -20,7 +20,16 @@ import {
 } from "../model/readiness.js";
 import { fleetStatesLine, highestLagLine, SUMMARY_ABOVE } from "../model/fleet-summary.js";
 import type { ModelInstance, ModelVerifier } from "../model/contract.js";
-import { bar, formatBytes, formatClock, formatDuration, formatValue, formatWaitStatus } from "./format.js";
+import {
+  bar,
+  formatBytes,
+  formatClock,
+  formatDuration,
+  formatValue,
+  formatWaitStatus,
+  undoLeftStopped,
+  type UndoLeftStopped,
+} from "./format.js";
 
 export type StepInfo = RunEventMap["run.started"]["steps"][number];
 
@@ -158,24 +167,12 @@ export class UiModel {
    * A stopWrites step whose last undo failed: the application's writes are still stopped, and
    * the run's summary must say so (the journal's reader says the same for `syncbook status`).
    */
-  writesLeftStopped():
-    { number: number; id: string; use: string; error?: string; command?: string; stopFailed?: boolean } | undefined {
-    for (const s of this.fold.steps()) {
-      if (!opensWriteStop(s.kind)) continue;
-      const calls = this.hooksOf(s.index);
-      const undo = calls.filter((h) => h.undo).at(-1);
-      if (undo && undo.ok === false)
-        return {
-          number: s.index + 1,
-          id: s.id,
-          use: undo.use,
-          ...(calls.filter((h) => !h.undo).at(-1)?.ok === false ? { stopFailed: true } : {}),
-          ...(undo.error ? { error: undo.error } : {}),
-          ...(undo.command !== undefined ? { command: undo.command } : {}),
-          ...(this.#rehearsal ? { rehearsal: true } : {}),
-        };
-    }
-    return undefined;
+  writesLeftStopped(): UndoLeftStopped | undefined {
+    return undoLeftStopped(this.fold.steps(), (i) => this.hooksOf(i), {
+      rehearsal: this.#rehearsal,
+      committed: false,
+      writesOnSeen: this.fold.window.current()?.writesOnAt !== undefined,
+    });
   }
 
   /**

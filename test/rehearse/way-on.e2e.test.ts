@@ -172,6 +172,40 @@ ${COMMIT}`,
     expect(realWaysOn(stuck), stuck).toEqual([]);
   }, 90_000);
 
+  // an adversarial run (helper 132): with --keep-hooks, a stop hook with no `undo:` and a later step
+  // that failed left the runbook's own writers stopped, and the terminal and report.html said only
+  // "writes stopped … (still stopped)": no alarm, no advice
+  it("the runbook's own stop hook with no undo, and a later failure (--keep-hooks): STILL STOPPED, what to do by hand, in the terminal and the report", async () => {
+    const { dir, file } = await runbookOf(
+      1,
+      // the runbook's own hook, pointed at the rehearsal's simulator (its instance URL, rewritten)
+      `${START}${READY}  - id: stop-writes
+    stopWrites:
+      use: http
+      with: { method: POST, url: "INSTANCE/sim/writes", body: { enabled: false } }
+${COMMIT}`,
+    );
+    writeFileSync(file, readFileSync(file, "utf8").replace("INSTANCE", sims.at(-1)!.instances[0]!.url));
+    const out = join(dir, "out");
+    const r = await cli(
+      ["rehearse", file, "--renderer", "simple", "--yes", "--keep-hooks", "--fault", "commit-refused", "--report", out],
+      { cwd: dir },
+    );
+    expect(r.code, r.all).toBe(1);
+    const headline =
+      "writes are STILL STOPPED: the rehearsal ran the runbook's own stop hook of step 3 stop-writes (http, --keep-hooks) and nothing turned the writers it stopped back on";
+    const advice =
+      "the rehearsal's commands went to its simulator, not to the real fleet: turn the application's writers back on by hand, then check that the application writes again";
+    expect(r.all).toContain(`✖ ${headline}`);
+    expect(r.all.split("\n").map((l) => l.trim())).toContain(advice);
+    expect(realWaysOn(r.all), r.all).toEqual([]);
+    const html = readFileSync(join(out, "report.html"), "utf8");
+    const stuck = /<div id="writes-still-stopped"[\s\S]*?<\/div>/.exec(html)?.[0] ?? "";
+    expect(stuck, html).toContain(headline.replaceAll("'", "&#39;"));
+    expect(stuck, html).toContain(advice.replaceAll("'", "&#39;"));
+    expect(realWaysOn(stuck), stuck).toEqual([]);
+  }, 90_000);
+
   // an adversarial run (helper 132): report.html's banner after a commit in doubt said "See the
   // fleet: syncbook status rb.yaml", and a notifier's stand-in line quoted the notification's "(syncbook
   // status, or --resume, which reads it first)"
