@@ -5,7 +5,7 @@
  * whether writes are still stopped.
  */
 import { dirname, resolve } from "node:path";
-import { instanceLabel, type CarriedCommand, type RunEvent } from "../events.js";
+import { instanceLabel, type CarriedCommand, type RunEvent, type ServiceRefusal } from "../events.js";
 import { createFleet } from "../fleet/index.js";
 import { instancesOf, type Runbook, type Step } from "../runbook/types.js";
 import {
@@ -1567,17 +1567,33 @@ export async function fromJournal(
       shown?.state && shown.file
         ? { file: shown.file, state: shown.state, ...currentSyncCommit(shown.state, false) }
         : undefined;
+    // the refusals what is left of it shows, a lower bound as its commit is: counted nothing, a split
+    // start completed before a journal failure committed in the --from its way on offers without
+    // --force=no-errors (a review of the refusals a --from run counts)
+    const refusals = shown?.state ? refusalsCounted(shown.state) : [];
     if (commit?.sent) {
       say(
-        `journal: the latest journal cannot be acted on (${errorMessage(err)}): this run counts nothing from it but the commit it shows, which ${commit.accepted ? "an instance accepted" : "may have reached an instance"} (a commit is never undone: it is not sent again, and no write stop is undone under it); what its lost lines held is not known`,
+        `journal: the latest journal cannot be acted on (${errorMessage(err)}): this run counts nothing from it but the commit it shows, which ${commit.accepted ? "an instance accepted" : "may have reached an instance"} (a commit is never undone: it is not sent again, and no write stop is undone under it)${refusalsWords(refusals)}; what its lost lines held is not known`,
       );
       return {
         done: new Map(),
         carriedFrom: commit.file,
         ...carriedAtMostOnce(commit.state, loaded),
-        memory: { writesStopped: false, commitSent: true, commitAccepted: commit.accepted, ...forcedOf(commit) },
+        memory: {
+          writesStopped: false,
+          commitSent: true,
+          commitAccepted: commit.accepted,
+          ...forcedOf(commit),
+          ...(refusals.length ? { serviceErrors: refusals } : {}),
+        },
         ...(at >= 0 ? cutoverValuesOf(cutoverValuesFrom(commit.state, loaded, at)) : {}),
       };
+    }
+    if (refusals.length && shown?.state && shown.file) {
+      say(
+        `journal: the latest journal cannot be acted on (${errorMessage(err)}): this run counts nothing from it but${refusalsWords(refusals).replace(/^; and/, "")}; what its lost lines held is not known`,
+      );
+      return refusalsOnly(shown.file, refusals, at >= 0 ? cutoverValuesFrom(shown.state, loaded, at) : undefined);
     }
     say(`journal: the latest journal cannot be read (${errorMessage(err)}): this run counts nothing from it`);
     return undefined;
@@ -1647,15 +1663,31 @@ export async function fromJournal(
     if (changed.length && !allowChangedRunbook)
       throw varsChangedFromRefusal(changed, state, loaded, file, from ?? "", range);
     if (changed.length) say(`from ${from ?? ""}: ${varsChangedText(changed)} (--allow-changed-runbook)`);
-    if (!commit?.sent) return ignored(`was written for another text of the runbook${flag}`);
+    // the refusals of the cutover are the fleet's too, whatever the runbook's text: counted nothing,
+    // a split start completed by `--from start --only`, then the runbook edited, committed in a
+    // `--from stop-writes` without --force=no-errors (a review of the refusals a --from run counts)
+    const refusals = sameCutover ? refusalsCounted(state) : [];
+    if (!commit?.sent) {
+      if (!refusals.length) return ignored(`was written for another text of the runbook${flag}`);
+      say(
+        `journal: ${file} was written for another text of the runbook${flag}: this run counts nothing from it but${refusalsWords(refusals).replace(/^; and/, "")} (commit needs a stopWrites in this run)${check}`,
+      );
+      return refusalsOnly(file, refusals, fromIndex >= 0 ? cutoverValuesFrom(state, loaded, fromIndex) : undefined);
+    }
     say(
-      `journal: ${file} was written for another text of the runbook${flag}: this run counts nothing from it but its commit, which ${commit.accepted ? "an instance accepted" : "may have reached an instance"} (a commit is the fleet's whatever the runbook says now: it is not sent again, and no write stop is undone under it); not its write stop, nor its verification${check}`,
+      `journal: ${file} was written for another text of the runbook${flag}: this run counts nothing from it but its commit, which ${commit.accepted ? "an instance accepted" : "may have reached an instance"} (a commit is the fleet's whatever the runbook says now: it is not sent again, and no write stop is undone under it)${refusalsWords(refusals)}; not its write stop, nor its verification${check}`,
     );
     return {
       done: new Map(),
       carriedFrom: file,
       ...carriedAtMostOnce(state, loaded),
-      memory: { writesStopped: false, commitSent: true, commitAccepted: commit.accepted, ...forcedOf(commit) },
+      memory: {
+        writesStopped: false,
+        commitSent: true,
+        commitAccepted: commit.accepted,
+        ...forcedOf(commit),
+        ...(refusals.length ? { serviceErrors: refusals } : {}),
+      },
       ...(fromIndex >= 0 ? cutoverValuesOf(cutoverValuesFrom(state, loaded, fromIndex)) : {}),
     };
   }
@@ -1732,6 +1764,29 @@ export async function fromJournal(
     ...(values
       ? { decidedVars: whenVars(state, loaded), cutoverValues: values }
       : { decidedVars: cutoverVars(state, loaded) }),
+  };
+}
+
+/**
+ * The refusals a `--from` run counts of a journal it counts nothing else from but a commit (another
+ * text of the runbook, one it must not act on), in words after the commit: `; and the refusals …`.
+ */
+function refusalsWords(refusals: readonly ServiceRefusal[]): string {
+  if (!refusals.length) return "";
+  return `; and the ${refusals.length === 1 ? "refusal" : `${refusals.length} refusals`} it shows (${[...new Set(refusals.map((r) => `${r.op} by ${r.instance}`))].join(", ")}), which the commit's no-errors interlock counts (a command refused and taken later too)`;
+}
+
+/** A `--from` run's plan that counts nothing of a journal of its cutover but its refusals (`refusalsWords`). */
+function refusalsOnly(
+  file: string,
+  refusals: ServiceRefusal[],
+  values: ReturnType<typeof cutoverValuesFrom> | undefined,
+): ResumePlan {
+  return {
+    done: new Map(),
+    carriedFrom: file,
+    memory: { writesStopped: false, commitSent: false, commitAccepted: false, serviceErrors: refusals },
+    ...(values ? cutoverValuesOf(values) : {}),
   };
 }
 

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openJournal, witnessFile } from "../../src/journal/index.js";
 import { fromJournal } from "../../src/run/earlier.js";
+import type { ServiceRefusal } from "../../src/events.js";
 import { parseRunbook, type LoadedRunbook } from "../../src/runbook/index.js";
 import { eventFactory, salesStarted, STEPS, tempDir } from "../support/journal.js";
 
@@ -31,7 +32,10 @@ afterEach(() => {
 });
 
 /** A journal of the cutover, its text `abc` (not the runbook's), whose run began counting `carried`. */
-function journalWith(carried: { commitSent: boolean; commitAccepted: boolean } | undefined, hash = "abc"): string {
+function journalWith(
+  carried: { commitSent: boolean; commitAccepted: boolean; refusals?: ServiceRefusal[] } | undefined,
+  hash = "abc",
+): string {
   const { dir, cleanup } = tempDir();
   cleanups.push(cleanup);
   const ev = eventFactory();
@@ -173,5 +177,99 @@ describe("fromJournal: a journal of its cutover written for another text of the 
       expect(await fromJournal(l, cut(carried), (s) => none.push(s), false, same, "done")).toBeUndefined();
       expect(none.join("\n")).toMatch(/the latest journal cannot be read \(.*\): this run counts nothing from it$/m);
     }
+  });
+
+  // a review of the refusals a --from run counts: a split start completed by `--from start --only`,
+  // then the runbook edited (or the journal failed, its way on `--from stop-writes`), and the
+  // commit went out without --force=no-errors: the refusals are the fleet's whatever the text
+  describe("the refusals the commit's no-errors interlock counts", () => {
+    const refusals: ServiceRefusal[] = [{ instance: "a", op: "start", error: "http://127.0.0.1:9: start refused: x" }];
+
+    it("another text, no commit sent: its refusals alone are counted and carried, said so; not for another cutover", async () => {
+      const said: string[] = [];
+      const carried = { commitSent: false, commitAccepted: false, refusals };
+      const plan = await fromJournal(await loaded(), journalWith(carried), (s) => said.push(s), false, true, "done");
+      expect(plan?.memory).toEqual({
+        writesStopped: false,
+        commitSent: false,
+        commitAccepted: false,
+        serviceErrors: refusals,
+      });
+      expect(plan?.carriedFrom).toMatch(/\.jsonl$/);
+      expect(plan?.carriedCommands).toBeUndefined();
+      expect(said.join("\n")).toMatch(
+        /was written for another text of the runbook: this run counts nothing from it but the refusal it shows \(start by a\), which the commit's no-errors interlock counts \(a command refused and taken later too\) \(commit needs a stopWrites in this run\)/,
+      );
+      const other: string[] = [];
+      expect(await fromJournal(await loaded(), journalWith(carried), (s) => other.push(s), false, false, "done")).toBe(
+        undefined,
+      );
+      expect(other.join("\n")).toMatch(/this run counts nothing from it \(commit needs a stopWrites in this run\)/);
+    });
+
+    it("another text, its commit sent: the commit and the refusals", async () => {
+      const said: string[] = [];
+      const carried = { commitSent: true, commitAccepted: true, refusals };
+      const plan = await fromJournal(await loaded(), journalWith(carried), (s) => said.push(s), false, true, "done");
+      expect(plan?.memory).toEqual({
+        writesStopped: false,
+        commitSent: true,
+        commitAccepted: true,
+        serviceErrors: refusals,
+      });
+      expect(said.join("\n")).toContain(
+        "no write stop is undone under it); and the refusal it shows (start by a), which the commit's no-errors interlock counts (a command refused and taken later too); not its write stop",
+      );
+    });
+
+    it("a journal it must not act on (its witness lost): the refusals what is left of it shows count, with its commit or alone", async () => {
+      const l = await loaded();
+      const cut = (carried: { commitSent: boolean; commitAccepted: boolean; refusals?: ServiceRefusal[] }): string => {
+        const dir = journalWith(carried, l.hash);
+        const file = readdirSync(dir).find((f) => f.endsWith(".jsonl"))!;
+        rmSync(witnessFile(join(dir, file)));
+        return dir;
+      };
+      const said: string[] = [];
+      const alone = await fromJournal(
+        l,
+        cut({ commitSent: false, commitAccepted: false, refusals }),
+        (s) => said.push(s),
+        false,
+        true,
+        "done",
+      );
+      expect(alone?.memory).toEqual({
+        writesStopped: false,
+        commitSent: false,
+        commitAccepted: false,
+        serviceErrors: refusals,
+      });
+      expect(said.join("\n")).toMatch(
+        /the latest journal cannot be acted on \(cannot trust .*\): this run counts nothing from it but the refusal it shows \(start by a\), which the commit's no-errors interlock counts \(a command refused and taken later too\); what its lost lines held is not known/,
+      );
+      const both = await fromJournal(
+        l,
+        cut({ commitSent: true, commitAccepted: false, refusals: [...refusals, { ...refusals[0]!, op: "commit" }] }),
+        () => undefined,
+        false,
+        true,
+        "done",
+      );
+      expect(both?.memory).toMatchObject({
+        commitSent: true,
+        serviceErrors: [refusals[0], { ...refusals[0], op: "commit" }],
+      });
+      expect(
+        await fromJournal(
+          l,
+          cut({ commitSent: false, commitAccepted: false, refusals }),
+          () => undefined,
+          false,
+          false,
+          "done",
+        ),
+      ).toBeUndefined();
+    });
   });
 });

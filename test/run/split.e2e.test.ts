@@ -10,7 +10,7 @@
  * commit one instance refuses leaves the others waiting in its round: RUNNING, holding it. What
  * the service received is read from the simulator's request counts.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
@@ -293,6 +293,30 @@ describe("--only: a targeted command", () => {
     const forced = await run("--from", "commit", "--force=no-errors", "--yes");
     expect(forced.code, forced.all).toBe(0);
     expect(posts(s!, "commit")).toEqual([1, 1, 1]);
+  });
+
+  // a review: fromJournal counted nothing but a commit of a journal of another text, and the split
+  // start it shows went uncounted: edited, `--from stop-writes` (the way its refusal offers) committed
+  it("a split start completed by --from start --only, then the runbook edited: --from stop-writes is refused by no-errors, nothing sent", async () => {
+    const { run, file } = await setup(["http500@1/start", "lag-floor=30"]);
+    expect((await run("--to", "start")).code).toBe(1);
+    s!.control.clearFaults();
+    const only = await run("--from", "start", "--to", "drained", "--only", "sync1", "--yes");
+    expect(only.code, only.all).toBe(0);
+    writeFileSync(
+      file,
+      readFileSync(file, "utf8").replace(
+        "waitFor: { state: COMMITTED }",
+        "waitFor: { state: COMMITTED }, timeout: 40s",
+      ),
+    );
+    const r = await run("--from", "stop-writes", "--yes");
+    expect(r.code, r.all).toBe(3);
+    expect(r.all).toMatch(
+      /another text of the runbook: this run counts nothing from it but the refusal it shows \(start by sync1\)/,
+    );
+    expect(r.all).toMatch(/✗ interlock no-errors refused: instances answered with errors earlier: start: /);
+    expect(posts(s!, "commit")).toEqual([0, 0, 0]);
   });
 
   it("a targeted start on an idle fleet would split it: refused by fleet-state (exit 3), nothing sent", async () => {
