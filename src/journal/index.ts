@@ -19,6 +19,7 @@ export {
   findResumeJournal,
   instanceKey,
   refusalsCounted,
+  lastReverse,
   classifyAnswer,
   type JournalState,
   type JournalStep,

@@ -765,21 +765,39 @@ export async function readJournalState(
 }
 
 /**
- * Every refusal the commit's no-errors interlock counts that a journal records: those an earlier
- * journal's `--from` run carried, then each command's per instance (`InstanceAnswer.refused`: one
- * the instance took back later, a split start completed, counts too). The one count of a
- * `--resume` (src/run/resume-decide.ts) and of a `--from` run that continues the cutover
- * (src/run/earlier.ts `fromJournal`), which carries it on: counted nothing, a split start
- * completed by `--from start --only` committed in that same run without `--force=no-errors`.
+ * The last reverse that took effect (its step ended ok, or a resume adopted it from the fleet):
+ * its place among the journal's commands and its step. The sync runs the other way from it.
+ */
+export function lastReverse(state: JournalState): { at: number; stepIndex: number } | undefined {
+  let found: { at: number; stepIndex: number } | undefined;
+  state.commandsSent.forEach((c, i) => {
+    if (c.op === "reverse" && state.steps[c.stepIndex]?.finished === "ok") found = { at: i, stepIndex: c.stepIndex };
+  });
+  return found;
+}
+
+/**
+ * Every refusal the commit's no-errors interlock counts that a journal records, of the sync that
+ * runs now: those an earlier journal's `--from` run carried, then each command's per instance
+ * (`InstanceAnswer.refused`: one the instance took back later, a split start completed, counts
+ * too), none before the last reverse that took effect (a new sync, as the run's own memory forgets
+ * them at its reverse, src/steps/lifecycle.ts: counted, a forward commit's refusal, completed by
+ * `--from commit --only`, refused the rollback's commit, a review). The one count of a `--resume`
+ * (src/run/resume-decide.ts) and of a `--from` run that continues the cutover (src/run/earlier.ts
+ * `fromJournal`), which carries it on: counted nothing, a split start completed by `--from start
+ * --only` committed in that same run without `--force=no-errors`.
  */
 export function refusalsCounted(state: JournalState): ServiceRefusal[] {
+  const since = lastReverse(state)?.at;
   return [
-    ...(state.carriedRefusals ?? []),
-    ...state.commandsSent.flatMap((c) =>
-      c.perInstance.flatMap((p) =>
-        p.refused !== undefined ? [{ instance: p.instance, op: c.op, error: p.refused }] : [],
+    ...(since === undefined ? (state.carriedRefusals ?? []) : []),
+    ...state.commandsSent
+      .slice((since ?? -1) + 1)
+      .flatMap((c) =>
+        c.perInstance.flatMap((p) =>
+          p.refused !== undefined ? [{ instance: p.instance, op: c.op, error: p.refused }] : [],
+        ),
       ),
-    ),
   ];
 }
 

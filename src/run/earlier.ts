@@ -16,6 +16,7 @@ import {
   isNothingToResume,
   journalCutover,
   journalEventRestorer,
+  lastReverse,
   readJournal,
   refusalsCounted,
   resumeStep,
@@ -714,13 +715,8 @@ export function stopAbortCut(state: JournalState): HookRun | undefined {
     : undefined;
 }
 
-export function lastReverse(state: JournalState): { at: number; stepIndex: number } | undefined {
-  let found: { at: number; stepIndex: number } | undefined;
-  state.commandsSent.forEach((c, i) => {
-    if (c.op === "reverse" && endedOk(state, c)) found = { at: i, stepIndex: c.stepIndex };
-  });
-  return found;
-}
+// the journal's reader holds it: the refusals it counts are the sync's that runs now too
+export { lastReverse };
 
 const endedOk = (state: JournalState, c: JournalState["commandsSent"][number]): boolean =>
   state.steps[c.stepIndex]?.finished === "ok";

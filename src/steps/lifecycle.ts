@@ -183,6 +183,9 @@ export function lifecycle(op: Op): StepKindDef<LifecycleBody> {
         delete ctx.run.memory.commitRefused;
         ctx.run.memory.reversed = ctx.id;
         delete ctx.run.memory.reverseInDoubt;
+        // the new sync's commit counts its own refusals, not the one's before (src/journal/state.ts
+        // `refusalsCounted`, the journal's count, forgets them at the same reverse)
+        ctx.run.memory.serviceErrors = [];
         ctx.run.plugins.undo.rearm();
       }
     },

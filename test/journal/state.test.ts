@@ -498,6 +498,37 @@ describe("readJournalState", () => {
       ...s.carriedRefusals!,
       { instance: "sync2", op: "commit", error: "commit refused: Z" },
     ]);
+    // a reverse that took effect since (its step ended ok): the sync before's refusals, carried and
+    // its own, are not the sync's that runs now; one whose step did not end ok forgets nothing
+    const reversed = (finished: "ok" | "failed") => ({
+      ...own,
+      // by their index, as the fold keeps them
+      steps: Object.assign([...own.steps], {
+        6: { index: 6, id: "rollback", kind: "reverse", started: true, finished },
+      }),
+      commandsSent: [
+        ...own.commandsSent,
+        {
+          op: "reverse" as const,
+          stepIndex: 6,
+          instances: ["sync0"],
+          answered: "ok" as const,
+          perInstance: [{ instance: "sync0", answered: "ok" as const }],
+        },
+        {
+          op: "commit" as const,
+          stepIndex: 9,
+          instances: ["sync0"],
+          answered: "error" as const,
+          perInstance: [{ instance: "sync0", answered: "error" as const, refused: "commit refused: W" }],
+        },
+      ],
+    });
+    expect(refusalsCounted(reversed("ok"))).toEqual([{ instance: "sync0", op: "commit", error: "commit refused: W" }]);
+    expect(refusalsCounted(reversed("failed"))).toEqual([
+      ...refusalsCounted(own),
+      { instance: "sync0", op: "commit", error: "commit refused: W" },
+    ]);
     // none carried (every plain run, every journal of an earlier syncbook): no field
     const plain = await readJournalState(journalOf([eventFactory()("run.started", salesStarted("x.yaml"))]), traitsOf);
     expect(plain).not.toHaveProperty("carriedRefusals");

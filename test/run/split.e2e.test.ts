@@ -15,7 +15,21 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../src/sim/index.js";
 import { cli, startCli } from "../support/run.js";
-import { posts, threeInstanceCutover } from "../support/crash-harness.js";
+import {
+  CLI_CUTOVER_DEFAULTS,
+  COMMIT,
+  COMMITTED,
+  DRAINED,
+  READY,
+  REVERSE,
+  START_REV,
+  cutoverYaml,
+  fastSim,
+  posts,
+  stopVia,
+  tempDir,
+  threeInstanceCutover,
+} from "../support/crash-harness.js";
 
 let s: Simulator | undefined;
 afterEach(async () => {
@@ -217,6 +231,48 @@ describe("a split commit, completed by --resume", () => {
     );
     expect(posts(s!, "commit")).toEqual([1, 1, 1]);
   });
+});
+
+describe("a rollback after a split commit completed", () => {
+  // a review of the refusals a --from run counts: the forward commit's refusal, completed by the
+  // README's `--from commit --only`, refused the rollback's commit, a new sync's, by no-errors
+  it("the reversed sync's commit does not count the forward sync's refusals (a new sync)", async () => {
+    const sim = await fastSim({ instances: 3, timeScale: 100, graceMs: 120_000 });
+    s = sim;
+    sim.control.addFault("commit-refused@2");
+    const dir = tempDir();
+    const file = join(dir, "rb.yaml");
+    const back = (id: string) => id.replace(/id: (\S+?),/, "id: $12,");
+    writeFileSync(
+      file,
+      cutoverYaml(sim, {
+        defaults: CLI_CUTOVER_DEFAULTS,
+        steps:
+          START_REV +
+          READY +
+          stopVia(sim.verifierUrl) +
+          DRAINED +
+          COMMIT +
+          COMMITTED +
+          REVERSE +
+          back(stopVia(sim.verifierUrl)) +
+          back(DRAINED) +
+          back(COMMIT) +
+          back(COMMITTED),
+      }),
+    );
+    const run = (...a: string[]) => cli(["run", file, "--renderer", "simple", ...a], { cwd: dir });
+    expect((await run("--to", "committed", "--yes")).code).toBe(1);
+    sim.control.clearFaults();
+    const only = await run("--from", "commit", "--to", "committed", "--only", "sync2", "--yes");
+    expect(only.code, only.all).toBe(0);
+    expect(only.all).toContain("besides the commit refusals of sync2 being completed");
+    // the rollback: a new sync, whose commit counts its own refusals (none)
+    const back2 = await run("--from", "rollback", "--yes");
+    expect(back2.code, back2.all).toBe(0);
+    expect(back2.all).toContain("✓ interlock no-errors: no instance answered with an error in this run");
+    expect(posts(sim, "commit")).toEqual([2, 2, 3]);
+  }, 120_000);
 });
 
 describe("--only: a targeted command", () => {

@@ -671,7 +671,10 @@ describe("pause, resume, reverse", () => {
       commitWritesForced: true,
     });
     s.ctx.run.memory.verifier = { check: { answered: "ok", at: 1 }, verified: { at: 2, generation: 3 } };
+    // the sync before's refusals (a split commit completed): the new sync's commit does not count them
+    s.ctx.run.memory.serviceErrors.push({ op: "commit", instance: "sync1", error: "refused" });
     await lifecycle("reverse").run(s.ctx, {});
+    expect(s.ctx.run.memory.serviceErrors).toEqual([]);
     // the verification so far compared the sync before it
     expect(s.ctx.run.memory.verifier).toEqual({ reversed: "cmd" });
     expect(s.ctx.run.memory.writesStopped).toBe(false);
@@ -697,8 +700,11 @@ describe("pause, resume, reverse", () => {
       reads: each({ state: "COMMITTED" }, { state: "COMMITTED" }),
     });
     s.ctx.run.memory.verifier = { check: { answered: "ok", at: 1 }, verified: { at: 2, generation: 3 } };
+    s.ctx.run.memory.serviceErrors.push({ op: "start", instance: "sync1", error: "refused" });
     await failure(lifecycle("reverse").run(s.ctx, {}));
     expect(s.ctx.run.memory.verifier).toEqual({ reversed: "cmd" });
+    // not a new sync for sure: every refusal still counts, the reverse's own too
+    expect(s.ctx.run.memory.serviceErrors.map((e) => e.op)).toEqual(["start", "reverse"]);
     // its step did not end ok: the sync may run either way, the run's end does not say it reversed
     expect(s.ctx.run.memory.reversed).toBeUndefined();
     // refused by its interlock before anything is sent: the verification stands
