@@ -211,7 +211,7 @@ describe("a split commit, completed by --resume", () => {
     expect(posts(s!, "start")).toEqual([1, 2, 1]);
     // said at the completion's question, before the write stop, not found out at the commit
     expect(r.all).toMatch(
-      /Send start to \S+ only \(completing the start[^)]*\)\? The refusal of the start still counts at the commit: nothing published says an instance started after the others leaves the destination a consistent copy, so the commit of this run, or of a --resume of it, goes on only with --force=no-errors\./,
+      /Send start to \S+ only \(completing the start[^)]*\)\? The refusal of the start still counts at the commit: nothing published says an instance started after the others leaves the destination a consistent copy, so a commit of this sync, in this run or a later one, goes on only with --force=no-errors\./,
     );
     expect(r.all).toMatch(/✗ interlock no-errors refused: instances answered with errors earlier: start: /);
     expect(r.all).toContain("A command refused and taken later (a split `start` completed) counts too");

@@ -160,7 +160,7 @@ describe("start", () => {
     };
     const refused = [{ op: "start", instance: "sync1", error: "http://x: start refused: E" }];
     expect(await confirm({ errors: refused })).toBe(
-      "answered yes by --yes: Send start to sync1 only (completing the start sync0 took it)? The refusal of the start still counts at the commit: nothing published says an instance started after the others leaves the destination a consistent copy, so the commit of this run, or of a --resume of it, goes on only with --force=no-errors.",
+      "answered yes by --yes: Send start to sync1 only (completing the start sync0 took it)? The refusal of the start still counts at the commit: nothing published says an instance started after the others leaves the destination a consistent copy, so a commit of this sync, in this run or a later one, goes on only with --force=no-errors.",
     );
     const plain = "answered yes by --yes: Send start to sync1 only (completing the start sync0 took it)?";
     // already forced, no refusal of a start (a lost answer is no refusal), another command's refusal

@@ -70,8 +70,6 @@ const ALLOWED: readonly Allowed[] = [
   { file: "src/run/resume.ts" },
   { file: "src/run/resume-decide.ts" },
   { file: "src/run/plan.ts", name: "instanceTargets" },
-  // a targeted command's question: only `--only` or a `--resume` completing a split send targets one
-  { file: "src/steps/kit/targets.ts", name: "commandTargets", words: /--resume/ },
   { file: "src/run/runner.ts", name: "runRunbook", guards: ["opts.abort"] },
   { file: "src/run/unwind.ts", name: "handOver" },
   { file: "src/run/unwind.ts", name: "abortMessage" },

@@ -53,7 +53,7 @@ export async function commandTargets(
   // `no-errors`): said before the yes, not found out at the commit with writes stopped (a trial)
   const refusedStart =
     op === "start" && !ctx.run.force.has("no-errors") && ctx.run.memory.serviceErrors.some((e) => e.op === "start");
-  const question = `Send ${op} to ${names} only (${t.why})?${refusedStart ? ` The refusal of the start still counts at the commit: nothing published says an instance started after the others leaves the destination a consistent copy, so the commit of this run, or of a --resume of it, goes on only with --force=no-errors.` : ""}`;
+  const question = `Send ${op} to ${names} only (${t.why})?${refusedStart ? ` The refusal of the start still counts at the commit: nothing published says an instance started after the others leaves the destination a consistent copy, so a commit of this sync, in this run or a later one, goes on only with --force=no-errors.` : ""}`;
   await askOperator(ctx, question, {
     noTerminal: `a targeted ${op} needs an answer and there is no terminal`,
     noTerminalHint: "Run it in a terminal, or pass --yes to confirm it.",
