@@ -30,6 +30,7 @@ import {
   isPidAlive,
   JOURNAL_EXTENSION,
   LOCK_FILE_NAME,
+  refusalsCounted,
   runbookJournal,
   type JournalState,
 } from "../journal/index.js";
@@ -372,6 +373,13 @@ export interface JournalStatus {
    * (`failed`): the application may be writing again, or not.
    */
   writesOnInDoubt?: { step: number; id: string; failed?: true };
+  /**
+   * The refusals the commit's no-errors interlock counts (`refusalsCounted`, src/journal/state.ts:
+   * the sync that runs now), `<op> by <instance>`, while a commit a `--resume` sends is still
+   * ahead: a plain `--resume` is refused there, which its offer says (a review: status offered it
+   * after a `--from commit` that no-errors refused, and the plain one was refused again).
+   */
+  refusedBefore?: string[];
   /**
    * An instance seen stopped during the commit before the destination took writes (the window's
    * `stoppedInCommit`, src/fleet/window.ts): the migration must be restarted to be verified.
@@ -895,7 +903,10 @@ export function nextOffer(j: JournalStatus): NextOffer | undefined {
                   : ""
               }`
             : `goes on with the cutover from step ${j.lastStep.number} ${j.lastStep.id} (it first waits out hook processes the dead run left${stays ? "; writes stay stopped" : ""})`) +
-            (sic?.refusesAhead ? `; ${STOPPED_IN_COMMIT_AHEAD}` : ""),
+            (sic?.refusesAhead ? `; ${STOPPED_IN_COMMIT_AHEAD}` : "") +
+            (j.refusedBefore && !(failedFirst && j.lastStep.resumeFlags?.includes("--force=no-errors"))
+              ? `; ${noErrorsAhead(j.refusedBefore)}`
+              : ""),
       };
   // as --abort judges it (src/run/abort.ts): any commit of the sync that runs now that may have
   // reached the fleet, not only the last command's
@@ -923,6 +934,10 @@ export function nextOffer(j: JournalStatus): NextOffer | undefined {
  * where it sends no commit (`refuseSentByEarlierCutover` refuses one), `--abort` only where no
  * write stop is owed an undo (`--abort` refuses to turn writes on under that commit).
  */
+/** The no-errors refusal a `--resume`'s commit meets (`JournalStatus.refusedBefore`), said with its offer. */
+const noErrorsAhead = (refused: readonly string[]): string =>
+  `its commit is refused by no-errors: ${refused.join(", ")} refused earlier (a command refused and taken later counts too); find out from the service's log why, and only if you are certain it is safe, give --force=no-errors with it`;
+
 function earlierCommitOffer(j: JournalStatus, held: NonNullable<JournalStatus["earlierCommit"]>): NextOffer {
   // any write stop whose undo is owed or in doubt: --abort refuses on it (abort.ts `refuseEarlierCommit`)
   const stopped =
@@ -1135,6 +1150,9 @@ async function readJournalStatus(
   out.writesStopped = state.stopWritesSucceeded || endedStopped === true;
   // as --abort judges it: the sync that runs now (a reverse that took effect starts a new one)
   if (currentSyncCommit(state, false).sent) out.commitSent = true;
+  const refused = refusalsCounted(state);
+  if (refused.length && out.commitSent !== true && commitAhead(model.steps, traitsOf, model.cutoverValues?.vars))
+    out.refusedBefore = [...new Set(refused.map((r) => `${r.op} by ${r.instance}`))];
   // as --resume's reconciliation refuses on the journal alone (the same function)
   const ownRefusal = resumeRefusedByOwn(state, named, found.file ?? state.file);
   if (ownRefusal)

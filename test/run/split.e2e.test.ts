@@ -320,21 +320,30 @@ describe("--only: a targeted command", () => {
     expect(only.all).toMatch(
       /Send start to sync1 only \(--only sync1\)\? The refusal of the start still counts at the commit: [^\n]*goes on only with --force=no-errors\./,
     );
+    // status says it before the plain --resume it offers meets it (a review)
+    const before = await cli(["status", file], { cwd: dir });
+    expect(before.stdout).toContain(
+      "its commit is refused by no-errors: start by sync1 refused earlier (a command refused and taken later counts too); find out from the service's log why, and only if you are certain it is safe, give --force=no-errors with it",
+    );
     const plain = await run("--resume", "--yes");
     expect(plain.code, plain.all).toBe(3);
     expect(plain.all).toMatch(/✗ interlock no-errors refused: instances answered with errors earlier: start: /);
     expect(posts(s!, "commit")).toEqual([0, 0, 0]);
     const status = await cli(["status", file], { cwd: dir });
     expect(status.stdout).toContain(`syncbook run ${file} --resume --force=no-errors`);
+    // offered forced: not said again
+    expect(status.stdout).not.toContain("give --force=no-errors with it");
     const forced = await run("--resume", "--force=no-errors", "--yes");
     expect(forced.code, forced.all).toBe(0);
     expect(posts(s!, "commit")).toEqual([1, 1, 1]);
+    // committed: nothing ahead to refuse
+    expect((await cli(["status", file], { cwd: dir })).stdout).not.toContain("refused by no-errors");
   });
 
   // the way --only's own refusal offers for a whole cutover: the start alone to the write stop, then
   // `--from commit` to the whole fleet, which reads only the --from run's journal
   it("a split start completed by --from start --to drained --only, then --from commit: refused by no-errors, nothing sent; forced, it commits", async () => {
-    const { run } = await setup(["http500@1/start", "lag-floor=30"]);
+    const { run, file, dir } = await setup(["http500@1/start", "lag-floor=30"]);
     expect((await run("--to", "start")).code).toBe(1);
     s!.control.clearFaults();
     const refused = await run("--from", "start", "--only", "sync1", "--yes");
@@ -346,6 +355,10 @@ describe("--only: a targeted command", () => {
     expect(r.code, r.all).toBe(3);
     expect(r.all).toMatch(/✗ interlock no-errors refused: instances answered with errors earlier: start: /);
     expect(posts(s!, "commit")).toEqual([0, 0, 0]);
+    // that run sent nothing and is passed over: the --resume status offers is the earlier one's,
+    // and says the refusal its commit meets (it offered a plain --resume, refused again: a review)
+    const st = await cli(["status", file], { cwd: dir });
+    expect(st.stdout).toContain("its commit is refused by no-errors: start by sync1 refused earlier");
     const forced = await run("--from", "commit", "--force=no-errors", "--yes");
     expect(forced.code, forced.all).toBe(0);
     expect(posts(s!, "commit")).toEqual([1, 1, 1]);
