@@ -679,18 +679,21 @@ export class CutoverFold {
     return by ? `${by.user}@${by.host}` : "the operator";
   }
 
-  /** A `confirm` decision as a prompt: `answered yes by --yes: …` (the flag), `yes: …` / `no: …` (a person). */
+  /**
+   * A `confirm` decision as a prompt: `answered yes by --yes: …` (the flag), `answered yes by the
+   * rehearsal: …` (a rehearsal answers every confirm), `yes: …` / `no: …` (a person).
+   */
   #confirmPrompt(d: ModelDecision): ModelPrompt {
-    const flag = /^answered yes by --yes: ([\s\S]*)$/.exec(d.reason);
+    const flag = /^answered yes by (--yes|the rehearsal): ([\s\S]*)$/.exec(d.reason);
     const person = /^(yes|no): ([\s\S]*)$/.exec(d.reason);
     return {
       run: d.run,
       ...(d.index !== undefined ? { index: d.index } : {}),
       ...(d.id !== undefined ? { id: d.id } : {}),
       kind: "confirm",
-      question: flag?.[1] ?? person?.[2] ?? d.reason,
+      question: flag?.[2] ?? person?.[2] ?? d.reason,
       answer: d.ok ? "yes" : "no",
-      by: flag ? "--yes" : this.#who(),
+      by: flag?.[1] ?? this.#who(),
       at: d.at,
     };
   }

@@ -176,6 +176,19 @@ describe("the cutover's read model", () => {
     ]);
   });
 
+  // an adversarial run: a rehearsal said "by --yes" where none was given (it answers every confirm)
+  it("a confirm answered by --yes, or by a rehearsal: said so, no person's", () => {
+    const by = (reason: string) => {
+      const { events, at } = stream();
+      at(1, "run.started", started("run"));
+      at(2, "decision", { index: 1, id: "commit", kind: "interlock", ok: true, check: "confirm", reason });
+      return foldEvents(events, { traits: traitsOf }).prompts.map((p) => [p.by, p.question]);
+    };
+    expect(by("answered yes by --yes: Commit?")).toEqual([["--yes", "Commit?"]]);
+    expect(by("answered yes by the rehearsal: Commit?")).toEqual([["the rehearsal", "Commit?"]]);
+    expect(by("yes: Commit?")).toEqual([["ana@bastion", "Commit?"]]);
+  });
+
   it("measures one write-stop window across the runs: no runner's time is nobody's, a person's answer the operator's", () => {
     expect(model.windows).toHaveLength(1);
     const w = model.window!;

@@ -867,6 +867,15 @@ describe("a targeted command (--only, or a resumed completion): only the rest of
     expect(s.check("confirm")).toMatchObject([
       { ok: true, reason: "answered yes by --yes: Send pause to sync0 only (w)?" },
     ]);
+    // a rehearsal answers every confirm, --yes or not: said as its own answer
+    const r = setup(
+      { sends: [{}], reads: each({ state: "RUNNING" }) },
+      { targets: { only: [0], why: "w" }, yes: true, mode: "rehearse" },
+    );
+    await lifecycle("pause").run(r.ctx, {});
+    expect(r.check("confirm")).toMatchObject([
+      { ok: true, reason: "answered yes by the rehearsal: Send pause to sync0 only (w)?" },
+    ]);
   });
 
   it("a no, or no terminal and no --yes: nothing sent", async () => {

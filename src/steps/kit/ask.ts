@@ -19,7 +19,9 @@ export async function askOperator(ctx: StepContext, question: string, words: Ask
   const decide = (ok: boolean, reason: string): void =>
     void ctx.run.emit("decision", { index: ctx.index, id: ctx.id, kind: "interlock", ok, check: "confirm", reason });
   if (ctx.run.yes) {
-    decide(true, `answered yes by --yes: ${question}`);
+    // a rehearsal answers every confirm, --yes or not (an adversarial run: it said "by --yes"
+    // where none was given); the read model takes either as no person's answer (src/model/fold.ts)
+    decide(true, `answered yes by ${ctx.run.mode === "rehearse" ? "the rehearsal" : "--yes"}: ${question}`);
     return;
   }
   if (!ctx.run.prompt)
