@@ -704,7 +704,7 @@ const CSS = `
 *{box-sizing:border-box}body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;color:#1d2329;background:#f5f6f8}
 main{max-width:1160px;margin:0 auto;padding:0 16px 40px}
 .banner{padding:18px 24px;margin:0 0 16px}.banner ul.runs{margin:8px 0 0;padding-left:20px;font-size:14px}.banner h1{margin:0;font-size:26px;letter-spacing:.02em}.banner p{margin:6px 0 0;font-size:15px}
-.banner .runbook{font-weight:400;font-size:18px;margin-left:10px}.banner .hint{font-style:italic}.banner .alarm pre{white-space:pre-wrap;background:#fff;padding:6px}
+.banner .runbook{font-weight:400;font-size:18px;margin-left:10px}.banner .hint{font-style:italic}.banner .alarm pre{white-space:pre-wrap;background:#fff;color:#1d2329;padding:6px}
 .banner.ok{background:#2e7d32}.banner.failed{background:#c62828}.banner.warn{background:#f57c00}
 .banner.ok,.banner.ok *,.banner.failed,.banner.failed *{color:#fff}.banner.warn,.banner.warn *{color:#1d2329}
 section{background:#fff;border:1px solid #dde1e6;border-radius:6px;padding:12px 16px;margin:0 0 16px}h2{font-size:17px;margin:0 0 10px}
