@@ -1571,19 +1571,7 @@ export async function fromJournal(
       say(
         `journal: the latest journal cannot be acted on (${errorMessage(err)}): this run counts nothing from it but the commit it shows, which ${commit.accepted ? "an instance accepted" : "may have reached an instance"} (a commit is never undone: it is not sent again, and no write stop is undone under it)${refusalsWords(refusals)}; what its lost lines held is not known`,
       );
-      return {
-        done: new Map(),
-        carriedFrom: commit.file,
-        ...carriedAtMostOnce(commit.state, loaded),
-        memory: {
-          writesStopped: false,
-          commitSent: true,
-          commitAccepted: commit.accepted,
-          ...forcedOf(commit),
-          ...(refusals.length ? { serviceErrors: refusals } : {}),
-        },
-        ...(at >= 0 ? cutoverValuesOf(cutoverValuesFrom(commit.state, loaded, at)) : {}),
-      };
+      return commitOnly(commit.file, commit.state, loaded, commit, refusals, at);
     }
     if (refusals.length && shown?.state && shown.file) {
       say(
@@ -1673,19 +1661,7 @@ export async function fromJournal(
     say(
       `journal: ${file} was written for another text of the runbook${flag}: this run counts nothing from it but its commit, which ${commit.accepted ? "an instance accepted" : "may have reached an instance"} (a commit is the fleet's whatever the runbook says now: it is not sent again, and no write stop is undone under it)${refusalsWords(refusals)}; not its write stop, nor its verification${check}`,
     );
-    return {
-      done: new Map(),
-      carriedFrom: file,
-      ...carriedAtMostOnce(state, loaded),
-      memory: {
-        writesStopped: false,
-        commitSent: true,
-        commitAccepted: commit.accepted,
-        ...forcedOf(commit),
-        ...(refusals.length ? { serviceErrors: refusals } : {}),
-      },
-      ...(fromIndex >= 0 ? cutoverValuesOf(cutoverValuesFrom(state, loaded, fromIndex)) : {}),
-    };
+    return commitOnly(file, state, loaded, commit, refusals, fromIndex);
   }
   // a run stopped by --to before the runbook's end leaves its cutover open: this run continues it
   if (state.finished?.outcome === "ok" && state.finished.to === undefined && !afterCommit)
@@ -1770,6 +1746,34 @@ export async function fromJournal(
 function refusalsWords(refusals: readonly ServiceRefusal[]): string {
   if (!refusals.length) return "";
   return `; and the ${refusals.length === 1 ? "refusal" : `${refusals.length} refusals`} it shows (${[...new Set(refusals.map((r) => `${r.op} by ${r.instance}`))].join(", ")}), which the commit's no-errors interlock counts (a command refused and taken later too)`;
+}
+
+/**
+ * A `--from` run's plan that counts nothing of a journal of its cutover but its commit (never sent
+ * again, no write stop undone under it) and its refusals: a journal of another text of the
+ * runbook, or one it must not act on. `at`: the `--from` step's place, -1 when not found.
+ */
+function commitOnly(
+  file: string,
+  state: JournalState,
+  loaded: LoadedRunbook,
+  commit: ReturnType<typeof currentSyncCommit>,
+  refusals: ServiceRefusal[],
+  at: number,
+): ResumePlan {
+  return {
+    done: new Map(),
+    carriedFrom: file,
+    ...carriedAtMostOnce(state, loaded),
+    memory: {
+      writesStopped: false,
+      commitSent: true,
+      commitAccepted: commit.accepted,
+      ...forcedOf(commit),
+      ...(refusals.length ? { serviceErrors: refusals } : {}),
+    },
+    ...(at >= 0 ? cutoverValuesOf(cutoverValuesFrom(state, loaded, at)) : {}),
+  };
 }
 
 /** A `--from` run's plan that counts nothing of a journal of its cutover but its refusals (`refusalsWords`). */
