@@ -44,6 +44,24 @@ async function setup(faults: string[] = [], defaults?: string): ReturnType<typeo
   return c;
 }
 
+/**
+ * A plain `--resume` refused by no-errors over a start refusal (exit 3, no commit sent), and the
+ * forced `--resume` that `status` then offers: its output, for what a test checks after.
+ */
+async function plainResumeRefused(
+  run: (...a: string[]) => ReturnType<typeof cli>,
+  file: string,
+  dir: string,
+): Promise<{ stdout: string }> {
+  const plain = await run("--resume", "--yes");
+  expect(plain.code, plain.all).toBe(3);
+  expect(plain.all).toMatch(/✗ interlock no-errors refused: instances answered with errors earlier: start: /);
+  expect(posts(s!, "commit")).toEqual([0, 0, 0]);
+  const status = await cli(["status", file], { cwd: dir });
+  expect(status.stdout).toContain(`syncbook run ${file} --resume --force=no-errors`);
+  return status;
+}
+
 describe("a split commit, completed by --resume", () => {
   // issue 39, point 8: "after a split commit `status` shows `unknown` for an instance that holds the
   // commit": each answer in words, with what its state adds; unknown only where nothing tells, and why
@@ -219,12 +237,7 @@ describe("a split commit, completed by --resume", () => {
     expect(r.all).toContain(
       `once the hint above is done, resume with: syncbook run ${file} --resume --force=no-errors`,
     );
-    const plain = await run("--resume", "--yes");
-    expect(plain.code, plain.all).toBe(3);
-    expect(plain.all).toMatch(/✗ interlock no-errors refused: instances answered with errors earlier: start: /);
-    expect(posts(s!, "commit")).toEqual([0, 0, 0]);
-    const status = await cli(["status", file], { cwd: dir });
-    expect(status.stdout).toContain(`syncbook run ${file} --resume --force=no-errors`);
+    await plainResumeRefused(run, file, dir);
     const forced = await run("--resume", "--force=no-errors", "--yes");
     expect(forced.all).toMatch(
       /✓ force no-errors: instances answered with errors earlier: start: .* — overridden by --force=no-errors/,
@@ -325,12 +338,7 @@ describe("--only: a targeted command", () => {
     expect(before.stdout).toContain(
       "its commit is refused by no-errors: start by sync1 refused earlier (a command refused and taken later counts too); find out from the service's log why, and only if you are certain it is safe, give --force=no-errors with it",
     );
-    const plain = await run("--resume", "--yes");
-    expect(plain.code, plain.all).toBe(3);
-    expect(plain.all).toMatch(/✗ interlock no-errors refused: instances answered with errors earlier: start: /);
-    expect(posts(s!, "commit")).toEqual([0, 0, 0]);
-    const status = await cli(["status", file], { cwd: dir });
-    expect(status.stdout).toContain(`syncbook run ${file} --resume --force=no-errors`);
+    const status = await plainResumeRefused(run, file, dir);
     // offered forced: not said again
     expect(status.stdout).not.toContain("give --force=no-errors with it");
     const forced = await run("--resume", "--force=no-errors", "--yes");
